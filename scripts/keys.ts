@@ -1,0 +1,63 @@
+// `npm run keys -- create --tenant T [--name N]` | `list --tenant T` | `revoke --tenant T --id ID`
+// | `secret --tenant T --platform slack --value S`: the admin surface for tenants, keys and secrets.
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/client.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { uuidV7Ids } from '../src/clock.js';
+import { createTenantsRepository, generateApiKey } from '../src/store/tenants.repository.js';
+
+const [command, ...rest] = process.argv.slice(2);
+const { values } = parseArgs({
+  args: rest,
+  options: {
+    tenant: { type: 'string' },
+    name: { type: 'string' },
+    id: { type: 'string' },
+    platform: { type: 'string' },
+    value: { type: 'string' },
+  },
+});
+const usage =
+  'usage: npm run keys -- create --tenant T [--name N] | list --tenant T | revoke --tenant T --id ID | secret --tenant T --platform P --value S';
+if (!command || !values.tenant) {
+  console.error(usage);
+  process.exit(2);
+}
+const tenantId = values.tenant;
+const config = loadConfig();
+const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+try {
+  await runMigrations(database);
+  const tenants = createTenantsRepository(database.db, uuidV7Ids);
+  switch (command) {
+    case 'create': {
+      await tenants.ensureTenant({ tenantId });
+      const key = generateApiKey();
+      const { id } = await tenants.addApiKey({ tenantId, key, name: values.name ?? 'cli' });
+      console.log(JSON.stringify({ tenant: tenantId, id, key }));
+      break;
+    }
+    case 'list':
+      console.log(JSON.stringify(await tenants.listApiKeys(tenantId), null, 2));
+      break;
+    case 'revoke': {
+      if (!values.id) throw new Error('--id is required');
+      const ok = await tenants.revokeApiKey({ tenantId, id: values.id, at: new Date() });
+      console.log(ok ? 'revoked' : 'no such key');
+      break;
+    }
+    case 'secret': {
+      if (!values.platform || !values.value) throw new Error('--platform and --value are required');
+      await tenants.ensureTenant({ tenantId });
+      await tenants.setSecret({ tenantId, platform: values.platform, secret: values.value });
+      console.log(`secret for ${values.platform} stored`);
+      break;
+    }
+    default:
+      console.error(usage);
+      process.exitCode = 2;
+  }
+} finally {
+  await database.close();
+}

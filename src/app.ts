@@ -1,0 +1,112 @@
+// buildApp(deps) → a Fastify instance with every plugin and route; no port is opened here.
+import { randomUUID } from 'node:crypto';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { createHash } from 'node:crypto';
+import type { AppDeps } from './deps.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerMetrics } from './plugins/metrics.js';
+import { healthRoutes, type Lifecycle } from './routes/health.js';
+import { registerV1Routes } from './routes/index.js';
+import { createServices, type Services } from './services/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    deps: AppDeps;
+    lifecycle: Lifecycle;
+  }
+}
+
+export const API_VERSION = '1.0.0';
+
+export interface BuildAppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: deps.config.LOG_LEVEL,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["x-telegram-bot-api-secret-token"]'],
+        censor: '[redacted]',
+      },
+    },
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  const services = createServices(deps);
+  const lifecycle: Lifecycle = { draining: false };
+  app.decorate('services', services);
+  app.decorate('deps', deps);
+  app.decorate('lifecycle', lifecycle);
+
+  registerErrorHandling(app);
+  registerMetrics(app, deps.metrics);
+  registerAuth(app, services.tenants);
+
+  await app.register(fastifyRateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: deps.config.RATE_LIMIT_PER_MINUTE,
+    timeWindow: 60_000,
+    // Redis when configured (shared by every instance), in memory otherwise; a Redis failure
+    // lets the request through rather than failing it.
+    ...(deps.redis ? { redis: deps.redis, nameSpace: `${deps.redisPrefix}rl:` } : {}),
+    skipOnError: true,
+    keyGenerator: (request) => {
+      const auth = request.headers.authorization;
+      return auth ? createHash('sha256').update(auth).digest('hex') : request.ip;
+    },
+    allowList: (request) => !request.url.startsWith('/v1/'),
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      message: `rate limit of ${context.max} requests per ${context.after} exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
+    }),
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'contextd',
+        description:
+          'Context-as-a-service for chat bots and LLM agents: ingest channel events and turns, get back a token-budgeted prompt payload.',
+        version: API_VERSION,
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key' } },
+      },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes(deps, lifecycle));
+  await registerV1Routes(app, services, deps);
+  return app;
+}

@@ -1,0 +1,93 @@
+// Environment → typed configuration. The only file that reads process.env; every default lives here.
+import { z } from 'zod';
+
+const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+const ratio = (def: number) => z.coerce.number().gt(0).lte(1).default(def);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** `tenant:key,tenant:key` pairs that bootstrap API keys at start-up. */
+const apiKeyPairs = optionalString.pipe(
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return [];
+      const pairs: { tenantId: string; key: string }[] = [];
+      for (const part of v.split(',')) {
+        const idx = part.indexOf(':');
+        const tenantId = part.slice(0, idx).trim();
+        const key = part.slice(idx + 1).trim();
+        if (idx <= 0 || !key || !/^[a-zA-Z0-9_-]{1,64}$/.test(tenantId)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected tenant:key pairs separated by commas, got "${part}"`,
+          });
+          return z.NEVER;
+        }
+        pairs.push({ tenantId, key });
+      }
+      return pairs;
+    }),
+);
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATABASE_URL: optionalString.pipe(z.url().optional()),
+  DATA_DIR: z.string().default('./data'),
+  REDIS_URL: optionalString.pipe(z.url().optional()),
+  API_KEYS: apiKeyPairs,
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
+  SUMMARY_MODEL: z.string().default('claude-haiku-4-5'),
+  DEFAULT_MODEL: z.string().default('claude-sonnet-4-5'),
+  CONTEXT_BUDGET: int(200_000),
+  MAX_OUTPUT_TOKENS: int(8192),
+  COMPACT_TRIGGER: ratio(0.95),
+  HARD_BLOCK: ratio(0.98),
+  RESULT_OFFLOAD_BYTES: int(4096),
+  TOOL_DEFERRAL_SHARE: ratio(0.1),
+  THREAD_BUDGET: int(8000),
+  SESSION_MAX_AGE_MS: int(14_400_000),
+  BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
+  BLOB_LIMIT_BYTES: int(25 * 1024 * 1024),
+  RATE_LIMIT_PER_MINUTE: int(6000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly issues: { variable: string; message: string }[]) {
+    super('invalid configuration:\n' + issues.map((i) => `  ${i.variable}: ${i.message}`).join('\n'));
+  }
+}
+
+/** Parses an env-like record; throws ConfigError naming each bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '?'),
+        message: issue.message,
+      })),
+    );
+  }
+  const config = result.data;
+  if (config.HARD_BLOCK < config.COMPACT_TRIGGER) {
+    throw new ConfigError([{ variable: 'HARD_BLOCK', message: 'must be at least COMPACT_TRIGGER' }]);
+  }
+  if (config.MAX_OUTPUT_TOKENS >= config.CONTEXT_BUDGET) {
+    throw new ConfigError([{ variable: 'MAX_OUTPUT_TOKENS', message: 'must be below CONTEXT_BUDGET' }]);
+  }
+  return config;
+}
+
+export function loadConfig(): Config {
+  return parseConfig(process.env);
+}

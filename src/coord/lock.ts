@@ -1,0 +1,64 @@
+// The lock contract shared by the Redis, Postgres-advisory and in-process implementations.
+// A lock only saves duplicate work; correctness comes from the fence and the compare-and-set
+// that commits under it (DESIGN §6.9).
+
+export interface LockHandle {
+  readonly resource: string;
+  /** Random token identifying this holder. */
+  readonly token: string;
+  /** Strictly increasing per resource across acquisitions of one backend. */
+  readonly fence: number;
+  /** Aborted when the lock is lost (renewal failed or expired); never rejects anything. */
+  readonly signal: AbortSignal;
+  /** Releases if still held (compare-and-delete); safe to call twice. */
+  release(): Promise<void>;
+}
+
+export interface AcquireOptions {
+  /** Lease length; the holder renews it every ttlMs/3 while held. */
+  ttlMs?: number;
+  /** How long to keep trying before giving up (0: one attempt). */
+  waitMs?: number;
+  /** Called once if the lock is lost while held. Errors inside it are swallowed. */
+  onLockLost?: (error: Error) => void;
+}
+
+export interface LockManager {
+  readonly kind: 'redis' | 'postgres' | 'memory' | 'redis+postgres';
+  /** Resolves to a handle, or null when the resource stayed held for waitMs. */
+  acquire(resource: string, options?: AcquireOptions): Promise<LockHandle | null>;
+  /** Releases every lock this manager holds (shutdown). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_LOCK_TTL_MS = 30_000;
+export const RETRY_INTERVAL_MS = 50;
+
+export class LockLostError extends Error {
+  constructor(resource: string, reason: string) {
+    super(`lock on ${resource} lost: ${reason}`);
+    this.name = 'LockLostError';
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
+
+/** Calls the user's onLockLost without letting it throw or reject into the timer. */
+export function notifyLost(options: AcquireOptions | undefined, error: Error): void {
+  try {
+    options?.onLockLost?.(error);
+  } catch {
+    // The callback is the holder's; a failure there must not become an unhandled error.
+  }
+}
+
+/** Retries `attempt` until it yields a value or waitMs has passed. */
+export async function retryUntil<T>(waitMs: number, attempt: () => Promise<T | null>): Promise<T | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const result = await attempt();
+    if (result !== null) return result;
+    if (Date.now() + RETRY_INTERVAL_MS > deadline) return null;
+    await sleep(RETRY_INTERVAL_MS);
+  }
+}

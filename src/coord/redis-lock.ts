@@ -1,0 +1,92 @@
+// Redis locks: SET NX PX with a random token and an atomically incremented fence (one Lua
+// script, so no holder can hold a lock without its fence), renewal every ttl/3 by
+// compare-and-pexpire, release by compare-and-delete. redis-semaphore does the same lease
+// dance but cannot mint a fence inside the acquiring command, which is why this is ours.
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  DEFAULT_LOCK_TTL_MS,
+  LockLostError,
+  notifyLost,
+  retryUntil,
+  type AcquireOptions,
+  type LockHandle,
+  type LockManager,
+} from './lock.js';
+
+const ACQUIRE = `
+if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return redis.call('incr', KEYS[2])
+end
+return 0`;
+const RENEW = `
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0`;
+const RELEASE = `
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0`;
+
+export interface RedisLockOptions {
+  /** Prefix of every key this manager writes (tests give each worker its own). */
+  prefix?: string;
+}
+
+export function createRedisLockManager(redis: Redis, options: RedisLockOptions = {}): LockManager {
+  const prefix = options.prefix ?? 'contextd:';
+  const active = new Set<() => Promise<void>>();
+
+  async function tryAcquire(resource: string, opts?: AcquireOptions): Promise<LockHandle | null> {
+    const ttl = opts?.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+    const token = randomUUID();
+    const lockKey = `${prefix}lock:${resource}`;
+    const fence = Number(await redis.eval(ACQUIRE, 2, lockKey, `${prefix}fence:${resource}`, token, ttl));
+    if (!fence) return null;
+
+    const controller = new AbortController();
+    let released = false;
+    const lose = (reason: string) => {
+      if (released || controller.signal.aborted) return;
+      clearInterval(timer);
+      const error = new LockLostError(resource, reason);
+      controller.abort(error);
+      notifyLost(opts, error);
+    };
+    const timer = setInterval(
+      () => {
+        redis.eval(RENEW, 1, lockKey, token, ttl).then(
+          (ok) => {
+            if (Number(ok) !== 1) lose('another holder owns it (lease expired)');
+          },
+          (error: Error) => lose(`renewal failed: ${error.message}`),
+        );
+      },
+      Math.max(10, Math.floor(ttl / 3)),
+    );
+    timer.unref();
+
+    const release = async () => {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      active.delete(release);
+      if (controller.signal.aborted) return;
+      await redis.eval(RELEASE, 1, lockKey, token).catch(() => {
+        // Unreachable Redis: the lease expires on its own.
+      });
+    };
+    active.add(release);
+    return { resource, token, fence, signal: controller.signal, release };
+  }
+
+  return {
+    kind: 'redis',
+    acquire: (resource, opts) => retryUntil(opts?.waitMs ?? 0, () => tryAcquire(resource, opts)),
+    close: async () => {
+      await Promise.all([...active].map((release) => release()));
+    },
+  };
+}

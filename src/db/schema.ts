@@ -1,0 +1,415 @@
+// The Postgres schema (drizzle-orm). tenant_id leads every primary key or unique index so the
+// schema can later be distributed by tenant. Migrations in drizzle/ are generated from this file.
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
+});
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+
+/** Full-text configuration used for every stored tsvector and every query. */
+export const TEXT_SEARCH_CONFIG = 'english';
+
+export type Reactions = Record<string, number>;
+export interface MediaRef {
+  artifact_id?: string;
+  url?: string;
+  media_type?: string;
+  filename?: string;
+  sha256?: string;
+  byte_length?: number;
+  width?: number;
+  height?: number;
+  caption?: string;
+}
+
+export const tenants = pgTable('tenants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  retentionDays: integer('retention_days'),
+  summaryTokenCap: bigint('summary_token_cap', { mode: 'number' }),
+  createdAt: createdAt(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    id: uuid('id').notNull(),
+    /** SHA-256 (hex) of the key; the key itself is never stored. */
+    keyHash: text('key_hash').notNull(),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    // Authentication looks a key up before the tenant is known: the one global index.
+    uniqueIndex('api_keys_key_hash_uq').on(t.keyHash),
+  ],
+);
+
+export const tenantSecrets = pgTable(
+  'tenant_secrets',
+  {
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    platform: text('platform').notNull(),
+    secret: text('secret').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.platform] })],
+);
+
+export const channels = pgTable(
+  'channels',
+  {
+    tenantId: text('tenant_id').notNull(),
+    platform: text('platform').notNull(),
+    channelId: text('channel_id').notNull(),
+    name: text('name'),
+    kind: text('kind', { enum: ['dm', 'group', 'channel'] }),
+    firstTs: ts('first_ts'),
+    lastTs: ts('last_ts'),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.platform, t.channelId] })],
+);
+
+export const channelMessages = pgTable(
+  'channel_messages',
+  {
+    tenantId: text('tenant_id').notNull(),
+    platform: text('platform').notNull(),
+    channelId: text('channel_id').notNull(),
+    messageId: text('message_id').notNull(),
+    threadId: text('thread_id'),
+    replyToId: text('reply_to_id'),
+    topicId: text('topic_id'),
+    laneKey: text('lane_key').notNull(),
+    ts: ts('ts').notNull(),
+    authorId: text('author_id'),
+    authorName: text('author_name'),
+    authorIsBot: boolean('author_is_bot').notNull().default(false),
+    text: text('text').notNull().default(''),
+    tsv: tsvector('tsv').generatedAlwaysAs(sql`to_tsvector('english', coalesce("text", ''))`),
+    reactions: jsonb('reactions').$type<Reactions>().notNull().default({}),
+    media: jsonb('media').$type<MediaRef[]>().notNull().default([]),
+    replyCount: integer('reply_count').notNull().default(0),
+    lastReplyTs: ts('last_reply_ts'),
+    editedAt: ts('edited_at'),
+    deletedAt: ts('deleted_at'),
+    /** True while only edits/reactions/replies referenced the message and its create has not arrived. */
+    isPlaceholder: boolean('is_placeholder').notNull().default(false),
+    tokenEstimate: integer('token_estimate').notNull().default(0),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.platform, t.channelId, t.messageId] }),
+    index('channel_messages_ts_idx').on(t.tenantId, t.platform, t.channelId, t.ts),
+    index('channel_messages_thread_idx').on(t.tenantId, t.platform, t.channelId, t.threadId, t.ts),
+    index('channel_messages_lane_idx').on(t.tenantId, t.laneKey, t.ts),
+    index('channel_messages_tsv_idx').using('gin', t.tenantId, t.tsv),
+  ],
+);
+
+export const ingestEvents = pgTable(
+  'ingest_events',
+  {
+    tenantId: text('tenant_id').notNull(),
+    source: text('source').notNull(),
+    eventId: text('event_id').notNull(),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.source, t.eventId] }),
+    index('ingest_events_received_idx').on(t.receivedAt),
+  ],
+);
+
+export interface UsageCalibration {
+  /** Per model: sums of reported input tokens and of our estimates for the same calls. */
+  models: Record<
+    string,
+    {
+      reported_input: number;
+      estimated_input: number;
+      cache_read: number;
+      cache_write: number;
+      calls: number;
+    }
+  >;
+}
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    tenantId: text('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    sessionKey: text('session_key').notNull(),
+    agentId: text('agent_id'),
+    platform: text('platform'),
+    channelId: text('channel_id'),
+    userId: text('user_id'),
+    chatType: text('chat_type'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    lastTurnAt: ts('last_turn_at'),
+    /** Set when the session was replaced (stale or reset); live sessions have null. */
+    endedAt: ts('ended_at'),
+    turnCount: integer('turn_count').notNull().default(0),
+    compactionCount: integer('compaction_count').notNull().default(0),
+    totalTokens: bigint('total_tokens', { mode: 'number' }).notNull().default(0),
+    /** Next transcript sequence number; bumped under the row lock so seqs are gap-free. */
+    nextSeq: integer('next_seq').notNull().default(1),
+    resetFrom: uuid('reset_from'),
+    calibration: jsonb('calibration').$type<UsageCalibration>().notNull().default({ models: {} }),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('sessions_live_key_uq')
+      .on(t.tenantId, t.sessionKey)
+      .where(sql`ended_at is null`),
+    index('sessions_key_idx').on(t.tenantId, t.sessionKey, t.createdAt),
+  ],
+);
+
+export type TranscriptKind = 'message' | 'context_attachment' | 'compaction' | 'session';
+
+export const transcriptEntries = pgTable(
+  'transcript_entries',
+  {
+    tenantId: text('tenant_id').notNull(),
+    sessionId: uuid('session_id').notNull(),
+    seq: integer('seq').notNull(),
+    laneKey: text('lane_key').notNull(),
+    kind: text('kind').$type<TranscriptKind>().notNull(),
+    role: text('role', { enum: ['user', 'assistant'] }),
+    /** Anthropic content blocks exactly as sent (or, for compaction records, the record). */
+    content: jsonb('content').$type<unknown>().notNull(),
+    tokenEstimate: integer('token_estimate').notNull().default(0),
+    idempotencyKey: text('idempotency_key'),
+    requestHash: text('request_hash'),
+    author: jsonb('author').$type<{ id?: string; name?: string } | null>(),
+    /** Provider usage reported for the call that produced an assistant turn. */
+    usage: jsonb('usage').$type<Record<string, number> | null>(),
+    model: text('model'),
+    /** Where the turn came from, e.g. the channel message it is. */
+    source: jsonb('source').$type<Record<string, string> | null>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.sessionId, t.seq] }),
+    uniqueIndex('transcript_entries_idem_uq').on(t.tenantId, t.sessionId, t.idempotencyKey),
+    index('transcript_entries_lane_idx').on(t.tenantId, t.sessionId, t.laneKey, t.seq),
+  ],
+);
+
+export const laneStates = pgTable(
+  'lane_states',
+  {
+    tenantId: text('tenant_id').notNull(),
+    sessionId: uuid('session_id').notNull(),
+    laneKey: text('lane_key').notNull(),
+    summary: text('summary'),
+    summaryVersion: integer('summary_version').notNull().default(0),
+    summaryUpdatedAt: ts('summary_updated_at'),
+    /** A message the summary covers was edited or deleted: rebuild on the next compaction. */
+    summaryStale: boolean('summary_stale').notNull().default(false),
+    firstKeptSeq: integer('first_kept_seq').notNull().default(0),
+    clearedBeforeSeq: integer('cleared_before_seq').notNull().default(0),
+    /** Fencing / compare-and-set counter: every committed change increments it. */
+    version: integer('version').notNull().default(0),
+    /** summary_version for which channel context was last attached in this lane (-1: never). */
+    contextAttachedVersion: integer('context_attached_version').notNull().default(-1),
+    pendingSlot: jsonb('pending_slot').$type<Record<string, unknown> | null>(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.sessionId, t.laneKey] })],
+);
+
+export const memoryScopes = ['tenant', 'channel', 'user', 'session'] as const;
+export const memoryTypes = [
+  'fact',
+  'preference',
+  'outcome',
+  'event',
+  'lane_summary',
+  'session_summary',
+  'thread_state',
+] as const;
+
+export const memories = pgTable(
+  'memories',
+  {
+    tenantId: text('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    scope: text('scope', { enum: memoryScopes }).notNull(),
+    scopeKey: text('scope_key').notNull().default(''),
+    type: text('type', { enum: memoryTypes }).notNull(),
+    text: text('text').notNull(),
+    /** SHA-256 of the normalized text: the same fact twice in one scope is one record. */
+    textKey: text('text_key').notNull(),
+    tsv: tsvector('tsv').generatedAlwaysAs(sql`to_tsvector('english', "text")`),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    source: text('source'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('memories_text_key_uq').on(t.tenantId, t.scope, t.scopeKey, t.type, t.textKey),
+    index('memories_scope_idx').on(t.tenantId, t.scope, t.scopeKey, t.updatedAt),
+    index('memories_tsv_idx').using('gin', t.tenantId, t.tsv),
+  ],
+);
+
+export const transcriptChunks = pgTable(
+  'transcript_chunks',
+  {
+    tenantId: text('tenant_id').notNull(),
+    sessionId: uuid('session_id').notNull(),
+    firstSeq: integer('first_seq').notNull(),
+    lastSeq: integer('last_seq').notNull(),
+    laneKey: text('lane_key').notNull(),
+    sessionKey: text('session_key').notNull(),
+    text: text('text').notNull(),
+    tsv: tsvector('tsv').generatedAlwaysAs(sql`to_tsvector('english', "text")`),
+    startTs: ts('start_ts'),
+    endTs: ts('end_ts'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.sessionId, t.firstSeq] }),
+    index('transcript_chunks_tsv_idx').using('gin', t.tenantId, t.tsv),
+    index('transcript_chunks_lane_idx').on(t.tenantId, t.laneKey),
+  ],
+);
+
+export const blobs = pgTable(
+  'blobs',
+  {
+    tenantId: text('tenant_id').notNull(),
+    artifactId: uuid('artifact_id').notNull(),
+    sha256: text('sha256').notNull(),
+    mediaType: text('media_type').notNull(),
+    filename: text('filename'),
+    byteLength: integer('byte_length').notNull(),
+    kind: text('kind', { enum: ['media', 'tool_result'] }).notNull(),
+    content: bytea('content').notNull(),
+    sessionId: uuid('session_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.artifactId] }),
+    uniqueIndex('blobs_sha256_uq').on(t.tenantId, t.sha256),
+    index('blobs_session_idx').on(t.tenantId, t.sessionId),
+  ],
+);
+
+export const attachmentManifest = pgTable(
+  'attachment_manifest',
+  {
+    tenantId: text('tenant_id').notNull(),
+    sessionId: uuid('session_id').notNull(),
+    artifactId: uuid('artifact_id').notNull(),
+    displayName: text('display_name'),
+    mediaType: text('media_type'),
+    contentHash: text('content_hash').notNull(),
+    sourceMessageId: text('source_message_id'),
+    sourceThreadId: text('source_thread_id'),
+    includedAtTurn: integer('included_at_turn').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.sessionId, t.artifactId] }),
+    index('attachment_manifest_hash_idx').on(t.tenantId, t.sessionId, t.contentHash),
+  ],
+);
+
+export const agentSections = pgTable(
+  'agent_sections',
+  {
+    tenantId: text('tenant_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    name: text('name').notNull(),
+    content: text('content').notNull(),
+    cacheable: boolean('cacheable').notNull().default(true),
+    position: integer('position').notNull().default(0),
+    sha256: text('sha256').notNull(),
+    tokenEstimate: integer('token_estimate').notNull().default(0),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.agentId, t.name] })],
+);
+
+/** Audit of context calls (§6.13): what the model saw at each turn. */
+export const contextLog = pgTable(
+  'context_log',
+  {
+    tenantId: text('tenant_id').notNull(),
+    sessionId: uuid('session_id').notNull(),
+    turnSeq: integer('turn_seq').notNull(),
+    laneKey: text('lane_key').notNull(),
+    laneVersion: integer('lane_version').notNull(),
+    payloadSha256: text('payload_sha256').notNull(),
+    budget: jsonb('budget').$type<Record<string, unknown>>().notNull(),
+    model: text('model'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq] })],
+);
+
+/** Stored replies for writes that carried an Idempotency-Key. */
+export const idempotencyRecords = pgTable(
+  'idempotency_records',
+  {
+    tenantId: text('tenant_id').notNull(),
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    statusCode: integer('status_code').notNull(),
+    response: jsonb('response').$type<unknown>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.scope, t.key] })],
+);
+
+/** Summarizer token spend per tenant and month (§6.13). */
+export const tenantUsage = pgTable(
+  'tenant_usage',
+  {
+    tenantId: text('tenant_id').notNull(),
+    period: text('period').notNull(),
+    summaryInputTokens: bigint('summary_input_tokens', { mode: 'number' }).notNull().default(0),
+    summaryOutputTokens: bigint('summary_output_tokens', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.period] })],
+);
+
+/** Fencing counters for the Postgres advisory-lock fallback (not tenant data). */
+export const lockFences = pgTable('lock_fences', {
+  resource: text('resource').primaryKey(),
+  fence: bigint('fence', { mode: 'number' }).notNull(),
+});

@@ -1,0 +1,94 @@
+// The composition root's raw materials: configuration, storage, coordination, clock and ids.
+// `createDeps` opens them for the server; tests build the same object around their own database.
+import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import { systemClock, uuidV7Ids, type Clock, type IdGenerator } from './clock.js';
+import type { Config } from './config.js';
+import { createFallbackLockManager } from './coord/fallback-lock.js';
+import type { LockManager } from './coord/lock.js';
+import { createMemoryLockManager } from './coord/memory-lock.js';
+import { createPgLockManager } from './coord/pg-lock.js';
+import { createRedisLockManager } from './coord/redis-lock.js';
+import { openDatabase, type Database } from './db/client.js';
+import { runMigrations } from './db/migrate.js';
+import { createMetrics, type Metrics } from './plugins/metrics.js';
+import { createTokenEstimator, type TokenEstimator } from './core/tokens.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  /** Null in embedded mode; present but possibly unreachable otherwise. */
+  redis: Redis | null;
+  locks: LockManager;
+  clock: Clock;
+  ids: IdGenerator;
+  estimator: TokenEstimator;
+  metrics: Metrics;
+  /** Key prefix for everything written to Redis (tests isolate by it). */
+  redisPrefix: string;
+}
+
+export function connectRedis(url: string): Redis {
+  return new Redis(url, {
+    // Fail fast when Redis is down so callers can fall back instead of queueing forever.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    lazyConnect: false,
+  });
+}
+
+export function createLocks(
+  database: Database,
+  redis: Redis | null,
+  metrics: Metrics,
+  redisPrefix: string,
+  log?: Pick<FastifyBaseLogger, 'warn'>,
+): LockManager {
+  if (database.kind === 'pglite' || !redis) {
+    if (database.kind === 'postgres') return createPgLockManager(database.sql);
+    return createMemoryLockManager();
+  }
+  return createFallbackLockManager(
+    createRedisLockManager(redis, { prefix: redisPrefix }),
+    createPgLockManager(database.sql),
+    {
+      onFallback: (error) => {
+        metrics.lockFallbacks.inc();
+        log?.warn({ err: error }, 'redis lock failed; using a Postgres advisory lock');
+      },
+    },
+  );
+}
+
+export async function createDeps(
+  config: Config,
+  overrides: Partial<Pick<AppDeps, 'clock' | 'ids'>> = {},
+  log?: Pick<FastifyBaseLogger, 'warn'>,
+): Promise<AppDeps> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  await runMigrations(database);
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
+  // ioredis reports connection errors as events; without a listener they would crash the process.
+  redis?.on('error', (error) => log?.warn({ err: error }, 'redis error'));
+  const metrics = createMetrics();
+  const redisPrefix = 'contextd:';
+  return {
+    config,
+    database,
+    redis,
+    locks: createLocks(database, redis, metrics, redisPrefix, log),
+    clock: overrides.clock ?? systemClock,
+    ids: overrides.ids ?? uuidV7Ids,
+    estimator: createTokenEstimator(),
+    metrics,
+    redisPrefix,
+  };
+}
+
+/** Closes what createDeps opened, locks first so their releases still reach their backends. */
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await deps.locks.close();
+  deps.redis?.disconnect();
+  await deps.database.close();
+}

@@ -1,0 +1,78 @@
+// /healthz (the process answers) and /readyz (Postgres, Redis and migrations; 503 while draining).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import { appliedMigrationCount, MIGRATIONS_FOLDER } from '../db/migrate.js';
+
+const checkState = z.enum(['ok', 'down', 'disabled']);
+const readyReply = z.object({
+  status: z.enum(['ready', 'degraded', 'not_ready']),
+  checks: z.object({
+    postgres: checkState,
+    redis: checkState,
+    migrations: z.enum(['ok', 'pending', 'down']),
+  }),
+  draining: z.boolean(),
+});
+
+function expectedMigrations(): number {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
+  return journal.entries.length;
+}
+
+export interface Lifecycle {
+  draining: boolean;
+}
+
+export function healthRoutes(deps: AppDeps, lifecycle: Lifecycle): FastifyPluginAsyncZod {
+  const expected = expectedMigrations();
+  return async (app) => {
+    app.get(
+      '/healthz',
+      {
+        schema: {
+          tags: ['operations'],
+          summary: 'Liveness: the process answers',
+          response: { 200: z.object({ status: z.literal('ok') }) },
+        },
+      },
+      async () => ({ status: 'ok' as const }),
+    );
+
+    app.get(
+      '/readyz',
+      {
+        schema: {
+          tags: ['operations'],
+          summary: 'Readiness: Postgres, Redis and migrations',
+          response: { 200: readyReply, 503: readyReply },
+        },
+      },
+      async (_request, reply) => {
+        const postgres = await deps.database.db
+          .execute(sql`select 1`)
+          .then(() => 'ok' as const)
+          .catch(() => 'down' as const);
+        const applied = postgres === 'ok' ? await appliedMigrationCount(deps.database) : null;
+        const migrations = applied === null ? 'down' : applied >= expected ? 'ok' : 'pending';
+        const redis = !deps.redis
+          ? ('disabled' as const)
+          : await deps.redis
+              .ping()
+              .then(() => 'ok' as const)
+              .catch(() => 'down' as const);
+        const fatal = postgres !== 'ok' || migrations !== 'ok' || lifecycle.draining;
+        // Redis is coordination and cache only: without it the service degrades, it does not stop.
+        const status = fatal ? 'not_ready' : redis === 'down' ? 'degraded' : 'ready';
+        return reply
+          .code(fatal ? 503 : 200)
+          .send({ status, checks: { postgres, redis, migrations }, draining: lifecycle.draining });
+      },
+    );
+  };
+}

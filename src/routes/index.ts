@@ -1,0 +1,12 @@
+// Every /v1 route module, registered in one place.
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import type { Services } from '../services/index.js';
+
+export async function registerV1Routes(
+  _app: FastifyInstance,
+  _services: Services,
+  _deps: AppDeps,
+): Promise<void> {
+  // Feature modules register here: await app.register(xRoutes(services), { prefix: '/v1' }).
+}

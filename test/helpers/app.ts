@@ -1,0 +1,179 @@
+// Test harness: a real database per test file (a PostgreSQL clone of the migrated template, or an
+// in-memory PGlite), real Redis when configured, a controllable clock and deterministic ids.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import postgres from 'postgres';
+import { buildApp } from '../../src/app.js';
+import type { Clock, IdGenerator } from '../../src/clock.js';
+import { parseConfig, type Config } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { runMigrations } from '../../src/db/migrate.js';
+import { connectRedis, createLocks, type AppDeps } from '../../src/deps.js';
+import { createTokenEstimator } from '../../src/core/tokens.js';
+import { createMetrics } from '../../src/plugins/metrics.js';
+import { generateApiKey } from '../../src/store/tenants.repository.js';
+import { v7 as uuidv7 } from 'uuid';
+import { databaseUrl, TEMPLATE_DB, TEST_DATABASE_URL, TEST_DB_PREFIX, TEST_REDIS_URL } from './env.js';
+
+export const usesRealPostgres = Boolean(TEST_DATABASE_URL);
+export const usesRealRedis = Boolean(TEST_REDIS_URL);
+
+/** A clock the test moves by hand. */
+export function manualClock(
+  start = '2026-01-01T00:00:00.000Z',
+): Clock & { set(t: string | Date): void; advance(ms: number): void } {
+  let current = new Date(start).getTime();
+  return {
+    now: () => new Date(current),
+    set: (t) => {
+      current = new Date(t).getTime();
+    },
+    advance: (ms) => {
+      current += ms;
+    },
+  };
+}
+
+/** UUIDv7 ids drawn from the given clock with a counter, so runs are repeatable. */
+export function sequentialIds(clock: Clock): IdGenerator {
+  let counter = 0;
+  return {
+    next: () => {
+      counter += 1;
+      const random = new Uint8Array(16);
+      random[15] = counter & 0xff;
+      random[14] = (counter >> 8) & 0xff;
+      random[13] = (counter >> 16) & 0xff;
+      return uuidv7({ msecs: clock.now().getTime(), random, seq: counter });
+    },
+  };
+}
+
+export interface TestDatabase {
+  database: Database;
+  url?: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh migrated database for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    await runMigrations(database);
+    return { database, drop: () => database.close() };
+  }
+  const name = `${TEST_DB_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}" template "${TEMPLATE_DB}"`);
+  await admin.end();
+  const url = databaseUrl(TEST_DATABASE_URL, name);
+  const database = await openDatabase({ databaseUrl: url, dataDir: '', maxConnections: 8 });
+  return {
+    database,
+    url,
+    drop: async () => {
+      await database.close();
+      const cleanup = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+      await cleanup.end();
+    },
+  };
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  deps: AppDeps;
+  clock: ReturnType<typeof manualClock>;
+  testDb: TestDatabase;
+  /** Creates a tenant with a fresh API key; returns the headers to use it. */
+  tenant(tenantId?: string): Promise<TestTenant>;
+  close(): Promise<void>;
+}
+
+export interface TestTenant {
+  tenantId: string;
+  key: string;
+  headers: Record<string, string>;
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: ReturnType<typeof manualClock>;
+  /** Reuse an existing database (e.g. a second app instance on the same state). */
+  testDb?: TestDatabase;
+  redis?: boolean;
+  extend?: (deps: AppDeps) => AppDeps;
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
+  const clock = options.clock ?? manualClock();
+  const testDb = options.testDb ?? (await createTestDatabase());
+  const ownsDb = !options.testDb;
+  const useRedis = (options.redis ?? true) && usesRealRedis && testDb.database.kind === 'postgres';
+  const redis = useRedis ? connectRedis(TEST_REDIS_URL!) : null;
+  redis?.on('error', () => {});
+  const metrics = createMetrics();
+  const redisPrefix = `contextd-test:${randomUUID()}:`;
+  const config = testConfig({
+    ...(testDb.url ? { DATABASE_URL: testDb.url } : {}),
+    ...(useRedis ? { REDIS_URL: TEST_REDIS_URL! } : {}),
+    ...options.env,
+  });
+  let deps: AppDeps = {
+    config,
+    database: testDb.database,
+    redis,
+    locks: createLocks(testDb.database, redis, metrics, redisPrefix),
+    clock,
+    ids: sequentialIds(clock),
+    estimator: createTokenEstimator(),
+    metrics,
+    redisPrefix,
+  };
+  if (options.extend) deps = options.extend(deps);
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+
+  const tenant = async (tenantId = `t_${randomBytes(4).toString('hex')}`): Promise<TestTenant> => {
+    const key = generateApiKey();
+    await app.services.tenants.ensureTenant({ tenantId });
+    await app.services.tenants.addApiKey({ tenantId, key, name: 'test' });
+    const headers = { authorization: `Bearer ${key}` };
+    return {
+      tenantId,
+      key,
+      headers,
+      inject: (opts) => app.inject({ ...opts, headers: { ...headers, ...(opts.headers ?? {}) } }),
+    };
+  };
+
+  return {
+    app,
+    deps,
+    clock,
+    testDb,
+    tenant,
+    close: async () => {
+      await app.close();
+      await deps.locks.close();
+      redis?.disconnect();
+      if (ownsDb) await testDb.drop();
+    },
+  };
+}
+
+/** Asserts the stable error shape and returns it. */
+export function errorOf(response: LightMyRequestResponse): {
+  code: string;
+  message: string;
+  details?: unknown;
+} {
+  const body = response.json() as { error?: { code: string; message: string; details?: unknown } };
+  if (!body.error) throw new Error(`expected an error body, got ${response.body}`);
+  return body.error;
+}
