@@ -38,6 +38,22 @@ export function connectRedis(url: string): Redis {
   });
 }
 
+/** Waits until Redis is ready, at most timeoutMs; false means "start degraded". */
+export function waitForRedis(redis: Redis, timeoutMs = 3_000): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
+  });
+}
+
 export function createLocks(
   database: Database,
   redis: Redis | null,
@@ -71,6 +87,7 @@ export async function createDeps(
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
   // ioredis reports connection errors as events; without a listener they would crash the process.
   redis?.on('error', (error) => log?.warn({ err: error }, 'redis error'));
+  if (redis && !(await waitForRedis(redis))) log?.warn('redis is not reachable; starting degraded');
   const metrics = createMetrics();
   const redisPrefix = 'contextd:';
   return {

@@ -2,11 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import type { Services } from '../services/index.js';
+import { tenantRoutes } from './tenant.routes.js';
 
 export async function registerV1Routes(
-  _app: FastifyInstance,
-  _services: Services,
+  app: FastifyInstance,
+  services: Services,
   _deps: AppDeps,
 ): Promise<void> {
   // Feature modules register here: await app.register(xRoutes(services), { prefix: '/v1' }).
+  await app.register(tenantRoutes(services), { prefix: '/v1' });
 }

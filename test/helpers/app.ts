@@ -8,7 +8,7 @@ import type { Clock, IdGenerator } from '../../src/clock.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { connectRedis, createLocks, type AppDeps } from '../../src/deps.js';
+import { connectRedis, createLocks, waitForRedis, type AppDeps } from '../../src/deps.js';
 import { createTokenEstimator } from '../../src/core/tokens.js';
 import { createMetrics } from '../../src/plugins/metrics.js';
 import { generateApiKey } from '../../src/store/tenants.repository.js';
@@ -103,6 +103,8 @@ export interface TestAppOptions {
   /** Reuse an existing database (e.g. a second app instance on the same state). */
   testDb?: TestDatabase;
   redis?: boolean;
+  /** Redis key prefix; replicas of one deployment share it. */
+  redisPrefix?: string;
   extend?: (deps: AppDeps) => AppDeps;
 }
 
@@ -117,8 +119,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   const useRedis = (options.redis ?? true) && usesRealRedis && testDb.database.kind === 'postgres';
   const redis = useRedis ? connectRedis(TEST_REDIS_URL!) : null;
   redis?.on('error', () => {});
+  if (redis) await waitForRedis(redis);
   const metrics = createMetrics();
-  const redisPrefix = `contextd-test:${randomUUID()}:`;
+  const redisPrefix = options.redisPrefix ?? `contextd-test:${randomUUID()}:`;
   const config = testConfig({
     ...(testDb.url ? { DATABASE_URL: testDb.url } : {}),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL! } : {}),

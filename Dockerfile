@@ -1,0 +1,12 @@
+# contextd image: Node 20, production dependencies, run with tsx (the service is TypeScript).
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY drizzle ./drizzle
+EXPOSE 8080
+USER node
+CMD ["node", "--import", "tsx", "src/server.ts"]

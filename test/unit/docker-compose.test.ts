@@ -1,0 +1,42 @@
+// docker-compose.yml is for users (no Docker engine here): check its shape, not its run.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const compose = parse(readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8'), {
+  merge: true,
+}) as { services: Record<string, Record<string, unknown>> };
+
+describe('docker-compose.yml', () => {
+  it('has postgres, redis, two contextd replicas and a load balancer, each with a health check', () => {
+    const names = Object.keys(compose.services);
+    expect(names).toEqual(expect.arrayContaining(['postgres', 'redis', 'contextd-1', 'contextd-2', 'lb']));
+    for (const name of names) {
+      expect(compose.services[name]!.healthcheck, `${name} health check`).toBeDefined();
+    }
+  });
+
+  it('wires the replicas to postgres and redis and waits for them to be healthy', () => {
+    for (const name of ['contextd-1', 'contextd-2']) {
+      const service = compose.services[name]! as {
+        environment: Record<string, string>;
+        depends_on: Record<string, { condition: string }>;
+        healthcheck: { test: string[] };
+      };
+      expect(service.environment.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+      expect(service.environment.REDIS_URL).toBe('redis://redis:6379');
+      expect(service.depends_on.postgres!.condition).toBe('service_healthy');
+      expect(service.depends_on.redis!.condition).toBe('service_healthy');
+      expect(service.healthcheck.test.join(' ')).toContain('/readyz');
+    }
+  });
+
+  it('puts the load balancer in front of both replicas', () => {
+    const conf = readFileSync(new URL('../../deploy/nginx.conf', import.meta.url), 'utf8');
+    expect(conf).toContain('server contextd-1:8080');
+    expect(conf).toContain('server contextd-2:8080');
+    const lb = compose.services.lb! as { depends_on: Record<string, unknown>; ports: string[] };
+    expect(Object.keys(lb.depends_on)).toEqual(['contextd-1', 'contextd-2']);
+    expect(lb.ports).toContain('8080:8080');
+  });
+});
