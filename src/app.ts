@@ -30,18 +30,26 @@ declare module 'fastify' {
 export const API_VERSION = '1.0.0';
 
 export interface BuildAppOptions {
-  logger?: FastifyServerOptions['logger'];
+  /** false silences logging; a stream receives the JSON lines (tests). Default: stdout. */
+  logger?: false | { stream: { write(line: string): void } };
+}
+
+/** pino options: JSON with request ids, credentials redacted. */
+function loggerOptions(deps: AppDeps, options: BuildAppOptions): FastifyServerOptions['logger'] {
+  if (options.logger === false) return false;
+  return {
+    level: deps.config.LOG_LEVEL,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-telegram-bot-api-secret-token"]'],
+      censor: '[redacted]',
+    },
+    ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
+  };
 }
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? {
-      level: deps.config.LOG_LEVEL,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-telegram-bot-api-secret-token"]'],
-        censor: '[redacted]',
-      },
-    },
+    logger: loggerOptions(deps, options),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import postgres from 'postgres';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import type { Clock, IdGenerator } from '../../src/clock.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
@@ -106,6 +106,7 @@ export interface TestAppOptions {
   /** Redis key prefix; replicas of one deployment share it. */
   redisPrefix?: string;
   extend?: (deps: AppDeps) => AppDeps;
+  logger?: BuildAppOptions['logger'];
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -139,7 +140,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     redisPrefix,
   };
   if (options.extend) deps = options.extend(deps);
-  const app = await buildApp(deps, { logger: false });
+  const app = await buildApp(deps, { logger: options.logger ?? false });
   await app.ready();
 
   const tenant = async (tenantId = `t_${randomBytes(4).toString('hex')}`): Promise<TestTenant> => {

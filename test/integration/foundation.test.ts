@@ -89,6 +89,27 @@ describe('auth', () => {
   });
 });
 
+describe('logs', () => {
+  it('writes JSON lines with the request id and never the API key', async () => {
+    const lines: string[] = [];
+    const logged = await createTestApp({
+      testDb: ctx.testDb,
+      env: { LOG_LEVEL: 'info' },
+      logger: { stream: { write: (line) => lines.push(line) } },
+    });
+    try {
+      const tenant = await logged.tenant();
+      const response = await tenant.inject({ url: '/v1/me', headers: { 'x-request-id': 'log-check-1' } });
+      expect(response.statusCode).toBe(200);
+      const records = lines.map((l) => JSON.parse(l) as { reqId?: string });
+      expect(records.some((r) => r.reqId === 'log-check-1')).toBe(true);
+      expect(lines.join('\n')).not.toContain(tenant.key);
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
 describe('OpenAPI document', () => {
   it('matches the committed openapi/openapi.json (run `npm run openapi` after changing routes)', async () => {
     const committed = readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8');
