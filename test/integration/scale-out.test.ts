@@ -21,6 +21,7 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL (needs TEST_DATABA
     try {
       await Promise.all([runMigrations(a), runMigrations(b)]);
       const applied = await appliedMigrationCount(a);
+      if (a.kind !== 'postgres') throw new Error('expected PostgreSQL');
       const [{ n }] =
         (await a.sql`select count(distinct hash)::int as n from drizzle.__drizzle_migrations`) as unknown as [
           { n: number },
