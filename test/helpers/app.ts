@@ -13,7 +13,8 @@ import { createTokenEstimator } from '../../src/core/tokens.js';
 import { createMetrics } from '../../src/plugins/metrics.js';
 import { generateApiKey } from '../../src/store/tenants.repository.js';
 import { v7 as uuidv7 } from 'uuid';
-import { databaseUrl, TEMPLATE_DB, TEST_DATABASE_URL, TEST_DB_PREFIX, TEST_REDIS_URL } from './env.js';
+import { inject } from 'vitest';
+import { databaseUrl, TEST_DATABASE_URL, TEST_DB_PREFIX, TEST_REDIS_URL } from './env.js';
 
 export const usesRealPostgres = Boolean(TEST_DATABASE_URL);
 export const usesRealRedis = Boolean(TEST_REDIS_URL);
@@ -62,9 +63,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await runMigrations(database);
     return { database, drop: () => database.close() };
   }
-  const name = `${TEST_DB_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
+  const runPrefix = `${TEST_DB_PREFIX}${inject('testRunId')}`;
+  const name = `${runPrefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}" template "${TEMPLATE_DB}"`);
+  await admin.unsafe(`create database "${name}" template "${runPrefix}_template"`);
   await admin.end();
   const url = databaseUrl(TEST_DATABASE_URL, name);
   const database = await openDatabase({ databaseUrl: url, dataDir: '', maxConnections: 8 });

@@ -1,25 +1,47 @@
 // Once per run: with TEST_DATABASE_URL, build a migrated template database that every test file
-// clones (CREATE DATABASE … TEMPLATE), and drop the clones of earlier runs.
+// of this run clones (CREATE DATABASE … TEMPLATE). Names carry the run's start time, so
+// concurrent runs never touch each other's databases; leftovers of runs older than two hours
+// (crashed or killed) are dropped.
+import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { databaseUrl, TEMPLATE_DB, TEST_DATABASE_URL, TEST_DB_PREFIX } from './env.js';
+import { databaseUrl, TEST_DATABASE_URL, TEST_DB_PREFIX } from './env.js';
 
-export default async function setup() {
+const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testRunId: string;
+  }
+}
+
+async function dropDatabases(admin: postgres.Sql, keep: (name: string) => boolean) {
+  const rows = await admin<{ datname: string }[]>`
+    select datname from pg_database where datname like ${TEST_DB_PREFIX + '%'}`;
+  for (const { datname } of rows) {
+    if (!keep(datname)) await admin.unsafe(`drop database if exists "${datname}" with (force)`);
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  project.provide('testRunId', runId);
   if (!TEST_DATABASE_URL) return;
+  const runPrefix = `${TEST_DB_PREFIX}${runId}`;
   const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
   try {
-    const stale = await admin<{ datname: string }[]>`
-      select datname from pg_database where datname like ${TEST_DB_PREFIX + '%'}`;
-    for (const { datname } of stale) {
-      await admin.unsafe(`drop database if exists "${datname}" with (force)`);
-    }
-    await admin.unsafe(`create database "${TEMPLATE_DB}"`);
+    await dropDatabases(admin, (name) => {
+      const started = parseInt(name.slice(TEST_DB_PREFIX.length).split('_')[0] ?? '', 36);
+      return Number.isFinite(started) && Date.now() - started < STALE_AFTER_MS;
+    });
+    await admin.unsafe(`create database "${runPrefix}_template"`);
   } finally {
     await admin.end();
   }
   const template = await openDatabase({
-    databaseUrl: databaseUrl(TEST_DATABASE_URL, TEMPLATE_DB),
+    databaseUrl: databaseUrl(TEST_DATABASE_URL, `${runPrefix}_template`),
     dataDir: '',
   });
   try {
@@ -29,9 +51,7 @@ export default async function setup() {
   }
   return async () => {
     const cleanup = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
-    const left = await cleanup<{ datname: string }[]>`
-      select datname from pg_database where datname like ${TEST_DB_PREFIX + '%'}`;
-    for (const { datname } of left) await cleanup.unsafe(`drop database if exists "${datname}" with (force)`);
+    await dropDatabases(cleanup, (name) => !name.startsWith(runPrefix));
     await cleanup.end();
   };
 }

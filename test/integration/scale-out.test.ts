@@ -2,7 +2,7 @@
 // share state and locks (needs TEST_DATABASE_URL and TEST_REDIS_URL; skipped by name otherwise).
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { appliedMigrationCount, runMigrations } from '../../src/db/migrate.js';
 import { createTestApp, createTestDatabase, type TestContext, type TestDatabase } from '../helpers/app.js';
@@ -10,7 +10,7 @@ import { databaseUrl, TEST_DATABASE_URL, TEST_DB_PREFIX, TEST_REDIS_URL } from '
 
 describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL (needs TEST_DATABASE_URL)', () => {
   it('lets two instances migrate an empty database at once without racing', async () => {
-    const name = `${TEST_DB_PREFIX}race_${randomBytes(4).toString('hex')}`;
+    const name = `${TEST_DB_PREFIX}${inject('testRunId')}_race_${randomBytes(4).toString('hex')}`;
     const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database "${name}"`);
     const url = databaseUrl(TEST_DATABASE_URL!, name);
