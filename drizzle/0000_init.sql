@@ -177,6 +177,7 @@ CREATE TABLE "sessions" (
 	"next_seq" integer DEFAULT 1 NOT NULL,
 	"reset_from" uuid,
 	"calibration" jsonb DEFAULT '{"models":{}}'::jsonb NOT NULL,
+	"turn_state" jsonb DEFAULT '{"last_role":null,"last_lane_key":null,"pending_tool_uses":{}}'::jsonb NOT NULL,
 	"metadata" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	CONSTRAINT "sessions_tenant_id_id_pk" PRIMARY KEY("tenant_id","id")
 );
@@ -235,6 +236,7 @@ CREATE TABLE "transcript_entries" (
 	"usage" jsonb,
 	"model" text,
 	"source" jsonb,
+	"turn_at" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "transcript_entries_tenant_id_session_id_seq_pk" PRIMARY KEY("tenant_id","session_id","seq")
 );
@@ -248,7 +250,7 @@ CREATE INDEX "blobs_session_idx" ON "blobs" USING btree ("tenant_id","session_id
 CREATE INDEX "channel_messages_ts_idx" ON "channel_messages" USING btree ("tenant_id","platform","channel_id","ts");--> statement-breakpoint
 CREATE INDEX "channel_messages_thread_idx" ON "channel_messages" USING btree ("tenant_id","platform","channel_id","thread_id","ts");--> statement-breakpoint
 CREATE INDEX "channel_messages_lane_idx" ON "channel_messages" USING btree ("tenant_id","lane_key","ts");--> statement-breakpoint
-CREATE INDEX "channel_messages_tsv_idx" ON "channel_messages" USING gin ("tenant_id","tsv");--> statement-breakpoint
+CREATE INDEX "channel_messages_tsv_idx" ON "channel_messages" USING gin ("tsv");--> statement-breakpoint
 CREATE INDEX "ingest_events_received_idx" ON "ingest_events" USING btree ("received_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "memories_text_key_uq" ON "memories" USING btree ("tenant_id","scope","scope_key","type","text_key");--> statement-breakpoint
 CREATE INDEX "memories_scope_idx" ON "memories" USING btree ("tenant_id","scope","scope_key","updated_at");--> statement-breakpoint

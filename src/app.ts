@@ -13,8 +13,9 @@ import {
 import { createHash } from 'node:crypto';
 import type { AppDeps } from './deps.js';
 import { registerAuth } from './plugins/auth.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import { registerMetrics } from './plugins/metrics.js';
+import { registerRetentionJob } from './plugins/retention.js';
 import { healthRoutes, type Lifecycle } from './routes/health.js';
 import { registerV1Routes } from './routes/index.js';
 import { createServices, type Services } from './services/index.js';
@@ -56,7 +57,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -116,5 +118,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   await app.register(healthRoutes(deps, lifecycle));
   await registerV1Routes(app, services, deps);
+  // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
+  registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
   return app;
 }

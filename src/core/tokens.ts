@@ -25,8 +25,54 @@ export function imageTokens(width?: number, height?: number): number {
   return Math.min(IMAGE_TOKEN_CAP, Math.ceil((width * height) / 750));
 }
 
+/** Single pre-tokens longer than this are counted in pieces (see bpeCount). */
+const RUN_PIECE = 64;
+/** What o200k's pre-tokenizer keeps as one piece: a run of letters, or of punctuation. */
+const LONG_RUN = /[\p{L}\p{M}]{65,}|[^\s\p{L}\p{M}\p{N}]{65,}/gu;
+const HAS_LONG_RUN = /[\p{L}\p{M}]{65}|[^\s\p{L}\p{M}\p{N}]{65}/u;
+
+/** Cheap pre-check (a char-code scan is far faster than the Unicode regex): any > RUN_PIECE non-space run? */
+function hasLongNonSpaceRun(value: string): boolean {
+  let run = 0;
+  for (let i = 0; i < value.length; i += 1) {
+    const c = value.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) run = 0;
+    else if (++run > RUN_PIECE) return true;
+  }
+  return false;
+}
+
+/**
+ * o200k count that stays linear: BPE over one pre-token is quadratic in its length (200,000 'x'
+ * take ~40 s; a long CJK paragraph is one pre-token too), so letter or punctuation runs of more
+ * than RUN_PIECE characters are counted in RUN_PIECE pieces. Merges across a piece boundary are
+ * lost: a few percent on such runs (3% on 2,000 '='), nothing elsewhere (bench/tokens.ts).
+ */
+export function bpeCount(value: string): number {
+  if (value.length <= RUN_PIECE || !hasLongNonSpaceRun(value) || !HAS_LONG_RUN.test(value)) {
+    return countTokens(value);
+  }
+  let total = 0;
+  let last = 0;
+  for (const match of value.matchAll(LONG_RUN)) {
+    if (match.index > last) total += countTokens(value.slice(last, match.index));
+    const run = match[0];
+    for (let i = 0; i < run.length;) {
+      let end = Math.min(run.length, i + RUN_PIECE);
+      // Never split a surrogate pair.
+      const code = run.charCodeAt(end - 1);
+      if (end < run.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
+      total += countTokens(run.slice(i, end));
+      i = end;
+    }
+    last = match.index + run.length;
+  }
+  if (last < value.length) total += countTokens(value.slice(last));
+  return total;
+}
+
 export function createTokenEstimator(factor = DEFAULT_MODEL_FACTOR): TokenEstimator {
-  const text = (value: string) => (value.length === 0 ? 0 : Math.ceil(countTokens(value) * factor));
+  const text = (value: string) => (value.length === 0 ? 0 : Math.ceil(bpeCount(value) * factor));
   const block = (b: unknown): number => {
     if (typeof b === 'string') return text(b);
     if (!b || typeof b !== 'object') return 0;

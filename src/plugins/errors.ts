@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
-import { AppError } from '../errors.js';
+import { AppError, pgCode } from '../errors.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
@@ -20,6 +20,7 @@ const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   FST_ERR_VALIDATION: { status: 400, code: 'request.invalid' },
   FST_ERR_BAD_URL: { status: 400, code: 'request.bad_url' },
   FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'request.bad_constraint' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'request.path_parameter_too_long' },
 };
 
 function zodDetails(error: ZodError) {
@@ -72,6 +73,21 @@ export function renderError(error: unknown): {
   if (known) {
     return { status: known.status, body: { error: { code: known.code, message: fastifyError.message } } };
   }
+  // Postgres class 22 (data exception: a NUL byte, a value out of range, a malformed literal) is
+  // caused by the request's values, never by our state: the input is what is wrong.
+  const sqlState = pgCode(error);
+  if (sqlState?.startsWith('22')) {
+    return {
+      status: 400,
+      body: {
+        error: {
+          code: 'request.unstorable_value',
+          message: 'a value in the request cannot be stored or compared',
+          details: { sqlstate: sqlState },
+        },
+      },
+    };
+  }
   if (fastifyError.statusCode === 429) {
     return { status: 429, body: { error: { code: 'rate_limited', message: fastifyError.message } } };
   }
@@ -86,6 +102,12 @@ export function renderError(error: unknown): {
     };
   }
   return { status: 500, body: { error: { code: 'internal', message: 'internal error' } } };
+}
+
+/** Fastify's router errors (bad URL, over-long parameter) in the same shape as everything else. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = renderError(error);
+  void reply.code(status).send(body);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -2,13 +2,31 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import type { Services } from '../services/index.js';
+import { contextRoutes } from './context.routes.js';
+import { toolsRoutes } from './tools.routes.js';
 import { tenantRoutes } from './tenant.routes.js';
+import { agentsRoutes } from './agents.routes.js';
+import { blobsRoutes } from './blobs.routes.js';
+import { sessionsRoutes } from './sessions.routes.js';
+import { memoriesRoutes } from './memories.routes.js';
+import { eventsRoutes } from './events.routes.js';
+import { webhooksRoutes } from './webhooks.routes.js';
+import { channelsRoutes } from './channels.routes.js';
 
 export async function registerV1Routes(
   app: FastifyInstance,
   services: Services,
-  _deps: AppDeps,
+  deps: AppDeps,
 ): Promise<void> {
   // Feature modules register here: await app.register(xRoutes(services), { prefix: '/v1' }).
   await app.register(tenantRoutes(services), { prefix: '/v1' });
+  await app.register(sessionsRoutes(services), { prefix: '/v1' });
+  await app.register(blobsRoutes(services, deps), { prefix: '/v1' });
+  await app.register(agentsRoutes(services), { prefix: '/v1' });
+  await app.register(memoriesRoutes(services, deps), { prefix: '/v1' });
+  await app.register(eventsRoutes(services, deps), { prefix: '/v1' });
+  await app.register(webhooksRoutes(services, deps), { prefix: '/v1' });
+  await app.register(channelsRoutes(services), { prefix: '/v1' });
+  await app.register(contextRoutes(services), { prefix: '/v1' });
+  await app.register(toolsRoutes(services), { prefix: '/v1' });
 }

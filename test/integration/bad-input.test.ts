@@ -25,7 +25,15 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const HOSTILE = ["'; drop table sessions; --", '%00', '..%2F..%2Fetc', 'x'.repeat(600), '\u202e\u200b'];
+const HOSTILE = [
+  "'; drop table sessions; --",
+  '%00',
+  '\u0000',
+  '..%2F..%2Fetc',
+  'x'.repeat(600),
+  'y'.repeat(5000),
+  '\u202e\u200b',
+];
 const fill = (path: string, value: string) => path.replace(/\{[^}]+\}/g, encodeURIComponent(value));
 
 async function expectNo500(method: string, url: string, payload?: string, contentType?: string) {

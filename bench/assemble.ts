@@ -1,0 +1,250 @@
+// Assembly benchmark (issue 6): POST /v1/sessions/{id}/context latency (p50/p99, sequential) and
+// throughput at concurrency 32, with a channel of 10k and 1M stored messages, a session of 50
+// turns, snapshot + thread + memories on — beside the machine's floors measured in the same run
+// (Fastify returning a constant; Fastify with one indexed Postgres read). Then cache-prefix reuse
+// over a long session: the share of each payload that repeats the previous payload's prefix.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:assemble
+//   npm run bench:assemble -- --sizes 10000          (embedded PGlite)
+//
+// Requests go through app.inject (no sockets), like the floors. Dry runs, so state does not grow.
+import { writeFileSync } from 'node:fs';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { uuidV7Ids, systemClock } from '../src/clock.js';
+import { parseConfig } from '../src/config.js';
+import { createTokenEstimator } from '../src/core/tokens.js';
+import { createLocks, type AppDeps } from '../src/deps.js';
+import { createMetrics } from '../src/plugins/metrics.js';
+import { generateApiKey } from '../src/store/tenants.repository.js';
+import {
+  BENCH_PLATFORM,
+  BENCH_TENANT,
+  channelSize,
+  openBenchDatabase,
+  seedChannel,
+} from './lib/channel-fixture.js';
+import { arg, floorApp, int, latency, latencyRow, ms, printTable, throughput } from './lib/measure.js';
+
+const SEED_CHUNK = 50_000;
+const CONCURRENCY = 32;
+const POLICY =
+  'You are the team assistant for this workspace. Answer from the provided context; say when you do not know. '.repeat(
+    12,
+  );
+
+const stripCache = (value: unknown) =>
+  JSON.stringify(value, (key, v: unknown) => (key === 'cache_control' ? undefined : v));
+
+async function main(): Promise<void> {
+  const onServer = Boolean(process.env.DATABASE_URL);
+  const sizes = (arg('sizes') ?? (onServer ? '10000,1000000' : '10000')).split(',').map(Number);
+  if (!onServer && sizes.some((s) => s > 100_000)) {
+    console.log('bench:assemble: more than 100,000 messages needs a real Postgres (set DATABASE_URL)');
+    return;
+  }
+  const runs = Number(arg('runs') ?? 300);
+  const total = Number(arg('total') ?? 2000);
+  const longTurns = Number(arg('long-turns') ?? 200);
+
+  const database = await openBenchDatabase('contextd_bench_assemble');
+  const metrics = createMetrics();
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
+  const deps: AppDeps = {
+    config,
+    database,
+    redis: null,
+    locks: createLocks(database, null, metrics, 'bench:'),
+    clock: systemClock,
+    ids: uuidV7Ids,
+    estimator: createTokenEstimator(),
+    metrics,
+    redisPrefix: 'bench:',
+  };
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  const floor = await floorApp(database.db);
+  const key = generateApiKey();
+  await app.services.tenants.ensureTenant({ tenantId: BENCH_TENANT });
+  await app.services.tenants.addApiKey({ tenantId: BENCH_TENANT, key, name: 'bench' });
+  const headers = { authorization: `Bearer ${key}` };
+  const inject = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
+    const response = await app.inject({ method, url, payload: payload as never, headers });
+    if (response.statusCode >= 300)
+      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response;
+  };
+
+  console.log(`bench:assemble on ${onServer ? 'PostgreSQL' : 'embedded PGlite'}; sizes ${sizes.join(', ')}`);
+  // Memories: 300 tenant-scope facts, some about the topics the question names.
+  for (let i = 0; i < 300; i += 1) {
+    await app.inject({
+      method: 'POST',
+      url: '/v1/memories',
+      headers,
+      payload: {
+        scope: 'tenant',
+        type: 'fact',
+        text: `fact ${i}: the ${['rollout', 'migration', 'billing', 'dashboard'][i % 4]} owner for team ${i % 17} is user${i % 50}`,
+      },
+    });
+  }
+
+  const latencyRows: Record<string, string | number>[] = [];
+  const throughputRows: Record<string, string | number>[] = [];
+  const json: Record<string, unknown> = { concurrency: CONCURRENCY, sizes: {} };
+  const runId = Date.now().toString(36);
+
+  for (const size of sizes) {
+    const channelId = `assemble${size}`;
+    for (let from = await channelSize(database, channelId); from < size; from += SEED_CHUNK) {
+      await seedChannel(database, channelId, from, Math.min(size, from + SEED_CHUNK));
+      console.log(`  seeded ${int(Math.min(size, from + SEED_CHUNK))} / ${int(size)} messages`);
+    }
+    // The anchor: a thread reply near the end (every 10th message is a root with three replies).
+    const rootIndex = Math.floor((size - 20) / 10) * 10;
+    const root = `m${String(rootIndex).padStart(8, '0')}`;
+    const anchor = `m${String(rootIndex + 2).padStart(8, '0')}`;
+    const lane = `thread:${channelId}:${root}`;
+    const session = (
+      await inject('POST', '/v1/sessions', {
+        session_key: `bench-assemble-${size}-${runId}`,
+        agent_id: 'bench',
+        platform: BENCH_PLATFORM,
+        chat_type: 'channel',
+        channel_id: channelId,
+      })
+    ).json().session.id as string;
+    const turns = Array.from({ length: 50 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `${i % 2 === 0 ? 'question' : 'answer'} ${i} about the rollout and the database migration plan for the release`,
+      lane_key: lane,
+    }));
+    await inject('POST', `/v1/sessions/${session}/turns`, { turns });
+    const body = {
+      message: {
+        content: 'What is the status of the rollout and who owns the migration?',
+        source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: anchor },
+      },
+      system: [{ name: 'policy', text: POLICY }],
+      dry_run: true,
+    };
+    const sample = (await inject('POST', `/v1/sessions/${session}/context`, body)).json();
+    const call = () => inject('POST', `/v1/sessions/${session}/context`, body);
+    const readFloor = () =>
+      floor.inject({ method: 'GET', url: `/read/${BENCH_TENANT}/${BENCH_PLATFORM}/${channelId}/${anchor}` });
+    const constFloor = () => floor.inject({ method: 'GET', url: '/constant' });
+
+    console.log(`  ${int(size)} messages: measuring latency (${runs} sequential calls each)…`);
+    const lat = {
+      assemble: await latency(runs, call),
+      read: await latency(runs, readFloor),
+      constant: await latency(runs, constFloor),
+    };
+    console.log(`  measuring throughput (${total} calls at concurrency ${CONCURRENCY})…`);
+    const thr = {
+      assemble: await throughput(total, CONCURRENCY, call),
+      read: await throughput(total, CONCURRENCY, readFloor),
+      constant: await throughput(total, CONCURRENCY, constFloor),
+    };
+    const label = `${int(size)} msgs`;
+    latencyRows.push(
+      latencyRow('assemble (POST /context)', lat.assemble, { messages: label }),
+      latencyRow('floor: one indexed read', lat.read, { messages: label }),
+      latencyRow('floor: constant', lat.constant, { messages: label }),
+    );
+    for (const [what, r] of Object.entries(thr)) {
+      throughputRows.push({
+        what,
+        messages: label,
+        'calls/s': int(r.perSecond),
+        'p50 ms': ms(r.latency.p50),
+        'p99 ms': ms(r.latency.p99),
+      });
+    }
+    (json.sizes as Record<string, unknown>)[size] = {
+      payload_tokens: sample.budget.used,
+      components: sample.budget.components,
+      context: {
+        snapshot: sample.context.snapshot,
+        thread: sample.context.thread,
+        retrieved: sample.context.retrieved.length,
+      },
+      latency_ms: lat,
+      throughput: Object.fromEntries(
+        Object.entries(thr).map(([k, v]) => [k, { per_second: v.perSecond, latency_ms: v.latency }]),
+      ),
+    };
+    // Printed as soon as measured: a 1M run can be long.
+    printTable(`Assemble latency at ${label} (sequential, app.inject)`, latencyRows.slice(-3));
+    printTable(
+      `Assemble throughput at ${label} (concurrency ${CONCURRENCY}, ${total} calls)`,
+      throughputRows.slice(-3),
+    );
+    console.log(
+      `${label}: payload ${int(sample.budget.used)} tokens (snapshot ${sample.context.snapshot}, thread ${sample.context.thread}, ${sample.context.retrieved.length} retrieved)`,
+    );
+  }
+
+  if (longTurns > 0) json.cache_prefix_reuse = await cachePrefixReuse(inject, longTurns, runId);
+  const out = arg('json');
+  if (out) writeFileSync(out, JSON.stringify(json, null, 2));
+  await floor.close();
+  await app.close();
+  await deps.locks.close();
+  await database.close();
+}
+
+/** Cache-prefix reuse over a long session (non-dry-run, an assistant reply after each turn). */
+async function cachePrefixReuse(
+  inject: (method: 'GET' | 'POST', url: string, payload?: unknown) => Promise<LightMyRequestResponse>,
+  longTurns: number,
+  runId: string,
+) {
+  console.log(`cache-prefix reuse over ${longTurns} turns…`);
+  const longSession = (
+    await inject('POST', '/v1/sessions', { session_key: `bench-assemble-long-${runId}` })
+  ).json().session.id as string;
+  let previous: string | null = null;
+  const shares: number[] = [];
+  for (let turn = 0; turn < longTurns; turn += 1) {
+    const payload: { tools: unknown; system: unknown; messages: unknown } = (
+      await inject('POST', `/v1/sessions/${longSession}/context`, {
+        message: { content: `turn ${turn}: what about step ${turn} of the rollout plan?` },
+        system: [{ name: 'policy', text: POLICY }],
+        include: { memories: false },
+      })
+    ).json().payload;
+    const bytes = stripCache({ tools: payload.tools, system: payload.system, messages: payload.messages });
+    if (previous !== null) {
+      let common = 0;
+      const limit = Math.min(previous.length, bytes.length);
+      while (common < limit && previous.charCodeAt(common) === bytes.charCodeAt(common)) common += 1;
+      // Share of the previous payload (minus its closing brackets) that the new one repeats.
+      shares.push(Math.min(1, common / (previous.length - 4)));
+    }
+    previous = bytes;
+    await inject('POST', `/v1/sessions/${longSession}/turns`, {
+      turns: [{ role: 'assistant', content: `step ${turn} is scheduled; the owner confirmed it.` }],
+    });
+  }
+  const sorted = [...shares].sort((a, b) => a - b);
+  const reuse = {
+    turns: longTurns,
+    mean: shares.reduce((a, b) => a + b, 0) / Math.max(1, shares.length),
+    min: sorted[0] ?? NaN,
+  };
+  printTable('Cache-prefix reuse (previous payload repeated byte for byte, cache_control aside)', [
+    {
+      turns: reuse.turns,
+      'mean reuse': `${(reuse.mean * 100).toFixed(2)}%`,
+      'min reuse': `${(reuse.min * 100).toFixed(2)}%`,
+    },
+  ]);
+  return reuse;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+// Normalized channel events: the one shape every platform adapter produces and `POST /v1/events`
+// accepts. `ts` is always when the event happened; for `message.created` that is the message's time.
+import { z } from 'zod';
+
+export const platformName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a lowercase platform name like slack, discord, telegram');
+
+/** Postgres text holds any Unicode except NUL and unpaired surrogates (not valid UTF-8). */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what must be refused
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const isStorableText = (value: string) => !UNSTORABLE.test(value);
+const storable = (schema: z.ZodString) =>
+  schema.refine(isStorableText, 'contains NUL or an unpaired surrogate, which cannot be stored');
+const id = storable(z.string().min(1).max(256));
+const isoTime = z.iso.datetime({ offset: true });
+
+export const mediaRefSchema = z.object({
+  artifact_id: z.string().max(256).optional(),
+  url: z.string().max(4096).optional(),
+  media_type: z.string().max(256).optional(),
+  filename: z.string().max(1024).optional(),
+  sha256: z.string().max(128).optional(),
+  byte_length: z.number().int().nonnegative().optional(),
+  width: z.number().int().nonnegative().optional(),
+  height: z.number().int().nonnegative().optional(),
+  caption: z.string().max(4096).optional(),
+});
+
+export const authorSchema = z.object({
+  id: id,
+  name: storable(z.string().max(256)).optional(),
+  is_bot: z.boolean().optional(),
+});
+
+const base = {
+  /** Platform event id (Slack event_id …): a second event with the same id is a duplicate. */
+  event_id: id.optional(),
+  platform: platformName,
+  channel_id: id,
+  message_id: id,
+  ts: isoTime,
+  /** Optional channel facts, kept on the channels row. */
+  channel: z
+    .object({ name: z.string().max(256).optional(), kind: z.enum(['dm', 'group', 'channel']).optional() })
+    .optional(),
+};
+
+/** Where the message sits: Slack thread, forum topic / Discord thread, reply link. */
+const placement = {
+  thread_id: id.nullish(),
+  topic_id: id.nullish(),
+  reply_to_id: id.nullish(),
+};
+
+export const messageCreatedSchema = z.object({
+  type: z.literal('message.created'),
+  ...base,
+  ...placement,
+  author: authorSchema,
+  text: storable(z.string()),
+  media: z.array(mediaRefSchema).max(100).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const messageEditedSchema = z.object({
+  type: z.literal('message.edited'),
+  ...base,
+  ...placement,
+  /** The original message's time, used if the edit arrives before the create. */
+  message_ts: isoTime.optional(),
+  author: authorSchema.optional(),
+  text: storable(z.string()),
+  media: z.array(mediaRefSchema).max(100).optional(),
+});
+
+export const messageDeletedSchema = z.object({
+  type: z.literal('message.deleted'),
+  ...base,
+  message_ts: isoTime.optional(),
+});
+
+const reactionFields = {
+  ...base,
+  message_ts: isoTime.optional(),
+  /** Reaction name without colons: `white_check_mark`, `👍`. */
+  reaction: storable(z.string().min(1).max(128)),
+  /** Who reacted; with it, add/remove are exact per user and order-independent. */
+  user_id: id.optional(),
+};
+
+export const reactionAddedSchema = z.object({ type: z.literal('reaction.added'), ...reactionFields });
+export const reactionRemovedSchema = z.object({ type: z.literal('reaction.removed'), ...reactionFields });
+
+export const channelEventSchema = z.discriminatedUnion('type', [
+  messageCreatedSchema,
+  messageEditedSchema,
+  messageDeletedSchema,
+  reactionAddedSchema,
+  reactionRemovedSchema,
+]);
+
+export const MAX_EVENTS_PER_BATCH = 500;
+export const eventBatchSchema = z.object({
+  events: z.array(channelEventSchema).min(1).max(MAX_EVENTS_PER_BATCH),
+});
+
+export type ChannelEvent = z.infer<typeof channelEventSchema>;
+export type MessageCreated = z.infer<typeof messageCreatedSchema>;
+export type MediaRefInput = z.infer<typeof mediaRefSchema>;
+export type EventType = ChannelEvent['type'];
+
+export const ingestOutcomes = ['created', 'updated', 'duplicate', 'ignored'] as const;
+export type IngestOutcome = (typeof ingestOutcomes)[number];

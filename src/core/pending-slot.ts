@@ -1,0 +1,154 @@
+// Pending slots (DESIGN §6.10): a question the agent asked and is waiting on. The slot is applied
+// only when the new message matches its expected type, so it cannot hijack an unrelated request.
+import { z } from 'zod';
+
+export const pendingSlotSchema = z.object({
+  /** What is being asked for, e.g. "delivery date". */
+  name: z.string().min(1).max(200),
+  type: z.enum(['date', 'time', 'number', 'yes_no', 'email', 'choice', 'regex']),
+  /** The question as the agent asked it. */
+  prompt: z.string().max(2000).optional(),
+  /** For `choice`: the allowed answers. */
+  choices: z.array(z.string().min(1).max(200)).max(50).optional(),
+  /** For `regex`: a JavaScript pattern the whole (trimmed) message must match. */
+  pattern: z.string().max(500).optional(),
+  /** ISO time after which the slot no longer applies. */
+  expires_at: z.string().optional(),
+});
+export type PendingSlot = z.infer<typeof pendingSlotSchema>;
+
+export interface SlotMatch {
+  /** The normalized value the message supplies. */
+  value: string;
+}
+
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const MONTH = `(?:${MONTHS.map((m) => `${m.slice(0, 3)}(?:${m.slice(3)})?`).join('|')})\\.?`;
+const WEEKDAY = '(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?';
+const DATE_PATTERNS = [
+  /\b\d{4}-\d{2}-\d{2}\b/,
+  /\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b/,
+  new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}(?:,?\\s+\\d{4})?\\b`, 'i'),
+  new RegExp(`\\b${MONTH}\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`, 'i'),
+  new RegExp(`\\b(?:today|tomorrow|yesterday|(?:next|this)\\s+(?:week|month|${WEEKDAY})|${WEEKDAY})\\b`, 'i'),
+];
+const TIME_PATTERNS = [
+  /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?\s*(?:[ap]\.?m\.?)?(?![\w:])/i,
+  /\b(?:1[0-2]|0?[1-9])\s*[ap]\.?m\.?(?!\w)/i,
+  /\b(?:noon|midnight)\b/i,
+];
+const NUMBER_WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
+const YES =
+  /^(?:y|yes|yeah|yep|yup|sure|ok|okay|correct|right|affirmative|of course|absolutely|definitely|please do|go ahead|confirm(?:ed)?)\b/i;
+const NO = /^(?:n|no|nope|nah|negative|not really|no thanks|don't|do not|cancel|never mind|nevermind)\b/i;
+const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/;
+
+const firstMatch = (patterns: RegExp[], text: string) => {
+  for (const pattern of patterns) {
+    const m = pattern.exec(text);
+    if (m) return m[0].trim();
+  }
+  return null;
+};
+
+/** Whether `text` answers `slot`, and with what value. Pure and deterministic. */
+export function matchPendingSlot(slot: PendingSlot, text: string, now?: Date): SlotMatch | null {
+  if (slot.expires_at && now && Date.parse(slot.expires_at) <= now.getTime()) return null;
+  const trimmed = text.trim();
+  if (!trimmed) return null;
+  switch (slot.type) {
+    case 'date': {
+      const value = firstMatch(DATE_PATTERNS, trimmed);
+      return value ? { value } : null;
+    }
+    case 'time': {
+      const value = firstMatch(TIME_PATTERNS, trimmed);
+      return value ? { value } : null;
+    }
+    case 'number': {
+      const numeric = /(?<![\w.])-?\d+(?:[.,]\d+)?(?![\w])/.exec(trimmed);
+      if (numeric) return { value: numeric[0].replace(',', '.') };
+      const word = new RegExp(`\\b(${NUMBER_WORDS.join('|')})\\b`, 'i').exec(trimmed);
+      return word ? { value: String(NUMBER_WORDS.indexOf(word[1]!.toLowerCase())) } : null;
+    }
+    case 'yes_no': {
+      // Only short replies count: "no, but can you check the build?" is a new request.
+      if (trimmed.split(/\s+/).length > 6) return null;
+      if (YES.test(trimmed)) return { value: 'yes' };
+      if (NO.test(trimmed)) return { value: 'no' };
+      return null;
+    }
+    case 'email': {
+      const m = EMAIL.exec(trimmed);
+      return m ? { value: m[0] } : null;
+    }
+    case 'choice': {
+      const choices = slot.choices ?? [];
+      const lower = trimmed.toLowerCase().replace(/[.!?]+$/, '');
+      const exact = choices.find((c) => c.toLowerCase() === lower);
+      if (exact) return { value: exact };
+      // "option 2" / "2" picks by position.
+      const index = /^(?:option\s*|#)?(\d{1,2})$/i.exec(lower);
+      if (index) {
+        const choice = choices[Number(index[1]) - 1];
+        if (choice) return { value: choice };
+      }
+      // A short message naming exactly one choice.
+      if (trimmed.split(/\s+/).length <= 8) {
+        const named = choices.filter((c) => new RegExp(`\\b${escapeRegex(c.toLowerCase())}\\b`).test(lower));
+        if (named.length === 1) return { value: named[0]! };
+      }
+      return null;
+    }
+    case 'regex': {
+      if (!slot.pattern) return null;
+      let pattern: RegExp;
+      try {
+        pattern = new RegExp(`^(?:${slot.pattern})$`);
+      } catch {
+        return null;
+      }
+      return pattern.test(trimmed) ? { value: trimmed } : null;
+    }
+  }
+}
+
+export function isValidSlotPattern(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function escapeRegex(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,122 @@
+// Ranking of full-text candidates: BM25 over the stored tsvector's lexemes (IDF from the
+// candidate pass), normalized to [0,1], damped by age; plus snippets. Pure: the search service
+// fetches candidates and statistics from Postgres and calls these.
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/** Age at which the recency factor is halfway between 1 and its floor. */
+export const RECENCY_HALF_LIFE_MS = 30 * 24 * 3_600_000;
+/** Share of the score that recency can take away from an old item (0: recency ignored). */
+export const RECENCY_WEIGHT = 0.1;
+
+export interface CorpusStats {
+  /** Number of documents searched (an estimate is fine). */
+  documents: number;
+  /** Average document length, in distinct lexemes. */
+  averageLength: number;
+  /** Documents containing each query lexeme. */
+  documentFrequency: ReadonlyMap<string, number>;
+}
+
+/** A term found in more than this share of a large scope is not scanned for candidates. */
+export const COMMON_TERM_SHARE = 0.05;
+
+/**
+ * Which query lexemes get a candidate scan. In a large scope (its document count reached the cap)
+ * a lexeme that Postgres' statistics say occurs in more than `maxShare` of the rows is skipped:
+ * its GIN bitmap is huge and its IDF tiny, and documents holding it still score for it when
+ * another term brings them in. The `keep` least common lexemes are always scanned.
+ */
+export function lexemesToScan(
+  lexemes: readonly string[],
+  scope: { large: boolean; frequency: ReadonlyMap<string, number> },
+  maxShare = COMMON_TERM_SHARE,
+  keep = 2,
+): string[] {
+  if (!scope.large) return [...lexemes];
+  const share = (lexeme: string) => scope.frequency.get(lexeme) ?? 0;
+  const rarest = new Set([...lexemes].sort((a, b) => share(a) - share(b)).slice(0, keep));
+  return lexemes.filter((lexeme) => rarest.has(lexeme) || share(lexeme) <= maxShare);
+}
+
+/** BM25 inverse document frequency, never negative. */
+export function idf(documents: number, frequency: number): number {
+  return Math.log(1 + (Math.max(documents, frequency) - frequency + 0.5) / (frequency + 0.5));
+}
+
+/**
+ * Relevance: the document's BM25 divided by the query's total IDF, i.e. 1.0 when every query term
+ * occurs once in a document of average length (more occurrences or a shorter document can pass 1;
+ * callers clamp what they show). One rare term matched scores above several common ones.
+ */
+export function relevance(
+  termFrequency: ReadonlyMap<string, number>,
+  length: number,
+  lexemes: readonly string[],
+  stats: CorpusStats,
+): number {
+  const norm = 1 - BM25_B + BM25_B * (length / Math.max(stats.averageLength, 1));
+  let score = 0;
+  let ceiling = 0;
+  for (const lexeme of lexemes) {
+    const weight = idf(stats.documents, stats.documentFrequency.get(lexeme) ?? 0);
+    ceiling += weight;
+    const tf = termFrequency.get(lexeme) ?? 0;
+    if (tf > 0) score += (weight * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * norm);
+  }
+  return ceiling > 0 ? score / ceiling : 0;
+}
+
+/** 1 for something from now, falling toward 1 − weight as it ages. Future times count as now. */
+export function recencyFactor(
+  ageMs: number,
+  weight = RECENCY_WEIGHT,
+  halfLifeMs = RECENCY_HALF_LIFE_MS,
+): number {
+  const age = Math.max(0, ageMs);
+  return 1 - weight + weight * Math.pow(0.5, age / halfLifeMs);
+}
+
+/** Final score: relevance damped by age (unclamped, for ordering; clamp to [0,1] for display). */
+export function searchScore(relevanceScore: number, ageMs: number, recencyWeight = RECENCY_WEIGHT): number {
+  return relevanceScore * recencyFactor(ageMs, recencyWeight);
+}
+
+/** Whether a word of the text matches a stemmed lexeme (stems are prefixes up to a letter or two). */
+function wordMatches(word: string, lexeme: string): boolean {
+  const stem = lexeme.length > 4 ? lexeme.slice(0, lexeme.length - 1) : lexeme;
+  return word.startsWith(stem);
+}
+
+/**
+ * A window of about `maxChars` around the first word that matches a query lexeme, cut at word
+ * boundaries, with "…" where text was left out. Deterministic.
+ */
+export function makeSnippet(text: string, lexemes: readonly string[], maxChars = 240): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= maxChars) return flat;
+  let hit = -1;
+  for (const match of flat.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const word = match[0].toLowerCase();
+    if (lexemes.some((lexeme) => wordMatches(word, lexeme))) {
+      hit = match.index;
+      break;
+    }
+  }
+  let start = hit < 0 ? 0 : Math.max(0, hit - Math.floor(maxChars / 3));
+  if (start > 0) {
+    const space = flat.indexOf(' ', start);
+    start = space >= 0 && space < hit ? space + 1 : start;
+  }
+  let end = Math.min(flat.length, start + maxChars);
+  if (end < flat.length) {
+    const space = flat.lastIndexOf(' ', end);
+    if (space > start + maxChars / 2) end = space;
+  }
+  // Never split a surrogate pair.
+  if (isLowSurrogate(flat.charCodeAt(start))) start += 1;
+  if (end < flat.length && isLowSurrogate(flat.charCodeAt(end))) end -= 1;
+  return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
+}
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

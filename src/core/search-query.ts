@@ -1,0 +1,31 @@
+// Query parsing for full-text search: user text → safe terms → tsquery literals. Nothing the user
+// types reaches the tsquery parser unquoted, so operators, quotes and backslashes cannot break SQL.
+
+/** At most this many distinct terms of a query are searched (the rest are ignored). */
+export const MAX_QUERY_TERMS = 24;
+const MAX_TERM_LENGTH = 64;
+
+/**
+ * Words of a query: runs of letters and digits, lower-cased, deduplicated in order. Everything else
+ * (operators, punctuation, quotes, backslashes) is a separator. Stop words and stemming are left to
+ * Postgres (`to_tsvector('english', …)` of these words gives the lexemes).
+ */
+export function queryWords(query: string): string[] {
+  const seen = new Set<string>();
+  for (const match of query.normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) {
+    const word = match[0].toLowerCase().slice(0, MAX_TERM_LENGTH);
+    if (!seen.has(word)) seen.add(word);
+    if (seen.size >= MAX_QUERY_TERMS) break;
+  }
+  return [...seen];
+}
+
+/** One lexeme as a quoted tsquery operand: `'it''s'`, backslashes escaped. */
+export function quoteLexeme(lexeme: string): string {
+  return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+
+/** An OR of already-normalized lexemes, for a `::tsquery` cast (which does not re-normalize). */
+export function orTsquery(lexemes: readonly string[]): string {
+  return lexemes.map(quoteLexeme).join(' | ');
+}

@@ -1,0 +1,59 @@
+// Deterministic text cutting at grapheme boundaries: a cut never splits a surrogate pair, a
+// combining sequence, an emoji ZWJ sequence or a flag, whatever the script.
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+export const ELLIPSIS = '…';
+
+/** The first `max` graphemes of `text` and whether anything was left out. */
+export function takeGraphemes(text: string, max: number): { head: string; cut: boolean } {
+  if (max <= 0) return { head: '', cut: text.length > 0 };
+  // Fewer code units than max graphemes: nothing can be cut.
+  if (text.length <= max) return { head: text, cut: false };
+  let end = 0;
+  let count = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    if (count === max) return { head: text.slice(0, end), cut: true };
+    end += segment.length;
+    count += 1;
+  }
+  return { head: text, cut: false };
+}
+
+/** Grapheme end offsets (code units) of `text`, for searching a cut point. */
+export function graphemeEnds(text: string): number[] {
+  const ends: number[] = [];
+  let end = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    end += segment.length;
+    ends.push(end);
+  }
+  return ends;
+}
+
+/** Whitespace runs (newlines included) become one space; ends are trimmed. */
+export const collapseWhitespace = (text: string) => text.replace(/\s+/gu, ' ').trim();
+
+/** A snippet of at most `max` graphemes of the collapsed text, "…" appended when cut. */
+export function snippet(text: string, max: number): string {
+  const { head, cut } = takeGraphemes(collapseWhitespace(text), max);
+  return cut ? `${head.trimEnd()}${ELLIPSIS}` : head;
+}
+
+/**
+ * The longest grapheme-aligned prefix p of `text` with cost(p + "…") ≤ budget (binary search, so
+ * O(log n) cost calls), or null when not even one grapheme fits.
+ */
+export function cutToBudget(text: string, budget: number, cost: (s: string) => number): string | null {
+  const ends = graphemeEnds(text);
+  let lo = 0;
+  let hi = ends.length - 1;
+  let best = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (cost(text.slice(0, ends[mid]) + ELLIPSIS) <= budget) {
+      best = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best < 0 ? null : text.slice(0, ends[best]).trimEnd() + ELLIPSIS;
+}

@@ -1,0 +1,171 @@
+// Discord gateway dispatches → normalized events: MESSAGE_CREATE/UPDATE/DELETE(_BULK) and
+// MESSAGE_REACTION_ADD/REMOVE. A message in a thread has the thread as its channel_id and the
+// gateway does not name the parent; when the bot adds `parent_channel_id` (discord.js knows it as
+// `channel.parentId`), the message is stored in the parent channel with the thread as its topic.
+import type { ChannelEvent, MediaRefInput } from '../core/channel-events.js';
+import { ignored, isRecord, iso, num, str, type AdapterContext, type AdapterResult } from './types.js';
+
+const DISCORD_EPOCH_MS = 1_420_070_400_000;
+
+/** Creation time of a snowflake id. */
+export function snowflakeTime(id: string): string | undefined {
+  if (!/^\d{1,20}$/.test(id)) return undefined;
+  return iso(Number((BigInt(id) >> 22n) + BigInt(DISCORD_EPOCH_MS)));
+}
+
+const normalizeTime = (value: unknown) => {
+  const s = str(value);
+  const t = s ? Date.parse(s) : NaN;
+  return Number.isFinite(t) ? iso(t) : undefined;
+};
+
+/** Message types that are conversation: DEFAULT, REPLY, CHAT_INPUT_COMMAND, CONTEXT_MENU_COMMAND. */
+const CONVERSATION_TYPES = new Set([0, 19, 20, 23]);
+
+function attachments(d: Record<string, unknown>): MediaRefInput[] {
+  if (!Array.isArray(d.attachments)) return [];
+  return d.attachments.filter(isRecord).map((a) => ({
+    ...(str(a.url) ? { url: str(a.url) } : {}),
+    ...(str(a.content_type) ? { media_type: str(a.content_type) } : {}),
+    ...(str(a.filename) ? { filename: str(a.filename) } : {}),
+    ...(num(a.size) !== undefined ? { byte_length: num(a.size) } : {}),
+    ...(num(a.width) !== undefined ? { width: num(a.width) } : {}),
+    ...(num(a.height) !== undefined ? { height: num(a.height) } : {}),
+    ...(str(a.description) ? { caption: str(a.description) } : {}),
+  }));
+}
+
+function author(d: Record<string, unknown>) {
+  const a = isRecord(d.author) ? d.author : {};
+  const member = isRecord(d.member) ? d.member : {};
+  const name = str(member.nick) ?? str(a.global_name) ?? str(a.username);
+  return {
+    id: str(a.id) ?? 'unknown',
+    is_bot: a.bot === true || Boolean(d.webhook_id),
+    ...(name ? { name } : {}),
+  };
+}
+
+function where(envelope: Record<string, unknown>, d: Record<string, unknown>) {
+  const channelId = str(d.channel_id);
+  const parent = str(envelope.parent_channel_id) ?? str(d.parent_channel_id);
+  if (!channelId) return undefined;
+  if (parent && parent !== channelId) {
+    return { channel_id: parent, thread_id: channelId, topic_id: channelId };
+  }
+  return { channel_id: channelId };
+}
+
+export function discordDispatchToEvents(payload: unknown, context: AdapterContext): AdapterResult {
+  if (!isRecord(payload) || !str(payload.t) || !isRecord(payload.d)) {
+    return ignored('not a Discord gateway dispatch ({ t, d })');
+  }
+  if (payload.op !== undefined && payload.op !== 0)
+    return ignored(`Discord gateway opcode ${String(payload.op)}`);
+  const t = str(payload.t)!;
+  const d = payload.d;
+  const platform = 'discord';
+  const place = where(payload, d);
+  if (!place) return ignored(`${t} without channel_id`);
+  const received = iso(context.receivedAt.getTime());
+
+  switch (t) {
+    case 'MESSAGE_CREATE': {
+      const id = str(d.id);
+      const ts = normalizeTime(d.timestamp) ?? (id ? snowflakeTime(id) : undefined);
+      if (!id || !ts) return ignored('MESSAGE_CREATE without id or timestamp');
+      if (
+        !isRecord(d.author) ||
+        !str(d.author.id) ||
+        (d.content !== undefined && typeof d.content !== 'string')
+      ) {
+        return ignored('MESSAGE_CREATE without an author or with non-text content');
+      }
+      const type = num(d.type) ?? 0;
+      if (!CONVERSATION_TYPES.has(type)) return ignored(`Discord system message type ${type}`);
+      const ref = isRecord(d.message_reference) ? d.message_reference : undefined;
+      const replyTo =
+        ref && str(ref.message_id) && (!str(ref.channel_id) || str(ref.channel_id) === str(d.channel_id))
+          ? str(ref.message_id)
+          : undefined;
+      const files = attachments(d);
+      const event: ChannelEvent = {
+        type: 'message.created',
+        platform,
+        ...place,
+        message_id: id,
+        ts,
+        author: author(d),
+        text: typeof d.content === 'string' ? d.content : '',
+        ...(replyTo ? { reply_to_id: replyTo } : {}),
+        ...(files.length > 0 ? { media: files } : {}),
+        ...(str(d.guild_id) ? {} : { channel: { kind: 'dm' as const } }),
+      };
+      return { kind: 'events', events: [event] };
+    }
+    case 'MESSAGE_UPDATE': {
+      const id = str(d.id);
+      if (!id) return ignored('MESSAGE_UPDATE without id');
+      // Embed resolution also sends MESSAGE_UPDATE, without content or edited_timestamp.
+      if (typeof d.content !== 'string' || !str(d.edited_timestamp)) {
+        return ignored('MESSAGE_UPDATE without an edit (embed or flag update)');
+      }
+      const ts = normalizeTime(d.edited_timestamp) ?? received;
+      const messageTs = normalizeTime(d.timestamp) ?? snowflakeTime(id);
+      const files = attachments(d);
+      const event: ChannelEvent = {
+        type: 'message.edited',
+        platform,
+        ...place,
+        message_id: id,
+        ts,
+        ...(messageTs ? { message_ts: messageTs } : {}),
+        ...(isRecord(d.author) ? { author: author(d) } : {}),
+        text: d.content,
+        ...(Array.isArray(d.attachments) ? { media: files } : {}),
+      };
+      return { kind: 'events', events: [event] };
+    }
+    case 'MESSAGE_DELETE':
+    case 'MESSAGE_DELETE_BULK': {
+      const ids = t === 'MESSAGE_DELETE' ? [str(d.id)] : Array.isArray(d.ids) ? d.ids.map(str) : [];
+      const events: ChannelEvent[] = ids
+        .filter((id): id is string => Boolean(id))
+        .map((id) => {
+          const messageTs = snowflakeTime(id);
+          return {
+            type: 'message.deleted' as const,
+            platform,
+            ...place,
+            message_id: id,
+            ts: received,
+            ...(messageTs ? { message_ts: messageTs } : {}),
+          };
+        });
+      return events.length > 0 ? { kind: 'events', events } : ignored(`${t} without ids`);
+    }
+    case 'MESSAGE_REACTION_ADD':
+    case 'MESSAGE_REACTION_REMOVE': {
+      const id = str(d.message_id);
+      const emoji = isRecord(d.emoji) ? d.emoji : {};
+      // Custom emoji have a name and an id; unicode ones only a name (the character itself).
+      const reaction = str(emoji.name) ?? str(emoji.id);
+      if (!id || !reaction) return ignored(`${t} without message_id or emoji`);
+      const messageTs = snowflakeTime(id);
+      const user = str(d.user_id);
+      const event: ChannelEvent = {
+        type: t === 'MESSAGE_REACTION_ADD' ? 'reaction.added' : 'reaction.removed',
+        platform,
+        ...place,
+        message_id: id,
+        ts: received,
+        ...(messageTs ? { message_ts: messageTs } : {}),
+        reaction,
+        ...(user ? { user_id: user } : {}),
+      };
+      return { kind: 'events', events: [event] };
+    }
+    default:
+      return ignored(`unsupported Discord dispatch ${t}`);
+  }
+}

@@ -1,0 +1,212 @@
+// Slack Events API envelope → normalized events. Message ids are Slack `ts` strings (unique per
+// channel); a reply's thread is its `thread_ts`. Signature checks for the webhook live here too.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ChannelEvent, MediaRefInput } from '../core/channel-events.js';
+import { ignored, isRecord, iso, num, str, type AdapterResult } from './types.js';
+
+/** Slack `ts` ("1700000000.000100") → ISO time. */
+export function slackTsToIso(ts: string): string | undefined {
+  const seconds = Number(ts);
+  return Number.isFinite(seconds) && seconds > 0 ? iso(Math.floor(seconds * 1000)) : undefined;
+}
+
+const CHANNEL_KINDS: Record<string, 'dm' | 'group' | 'channel'> = {
+  im: 'dm',
+  mpim: 'group',
+  group: 'group',
+  channel: 'channel',
+};
+
+function filesToMedia(files: unknown): MediaRefInput[] {
+  if (!Array.isArray(files)) return [];
+  return files.filter(isRecord).map((f) => {
+    const ref: MediaRefInput = {};
+    const url = str(f.url_private) ?? str(f.permalink);
+    if (url) ref.url = url;
+    if (str(f.mimetype)) ref.media_type = str(f.mimetype);
+    if (str(f.name)) ref.filename = str(f.name);
+    if (num(f.size) !== undefined) ref.byte_length = num(f.size);
+    if (num(f.original_w) !== undefined) ref.width = num(f.original_w);
+    if (num(f.original_h) !== undefined) ref.height = num(f.original_h);
+    if (str(f.title) && f.title !== f.name) ref.caption = str(f.title);
+    return ref;
+  });
+}
+
+function author(message: Record<string, unknown>) {
+  const profile = isRecord(message.user_profile) ? message.user_profile : {};
+  const bot = isRecord(message.bot_profile) ? message.bot_profile : {};
+  const isBot = message.subtype === 'bot_message' || Boolean(message.bot_id);
+  const id = str(message.user) ?? str(message.bot_id) ?? 'unknown';
+  const name = str(profile.display_name) ?? str(profile.real_name) ?? str(message.username) ?? str(bot.name);
+  return { id, is_bot: isBot, ...(name ? { name } : {}) };
+}
+
+const MESSAGE_SUBTYPES = new Set([undefined, 'bot_message', 'file_share', 'thread_broadcast', 'me_message']);
+
+export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
+  if (!isRecord(payload)) return ignored('not a Slack event envelope');
+  if (payload.type === 'url_verification') {
+    const challenge = str(payload.challenge);
+    return challenge ? { kind: 'challenge', challenge } : ignored('url_verification without a challenge');
+  }
+  if (payload.type !== 'event_callback' || !isRecord(payload.event)) {
+    return ignored(`unsupported Slack envelope type ${JSON.stringify(payload.type ?? null)}`);
+  }
+  const event = payload.event;
+  const eventId = str(payload.event_id);
+  const idField = eventId ? { event_id: eventId } : {};
+  const platform = 'slack';
+
+  if (event.type === 'reaction_added' || event.type === 'reaction_removed') {
+    const item = isRecord(event.item) ? event.item : {};
+    const channel = str(item.channel);
+    const messageTs = str(item.ts);
+    const at = slackTsToIso(str(event.event_ts) ?? '') ?? (messageTs ? slackTsToIso(messageTs) : undefined);
+    const reaction = str(event.reaction);
+    if (item.type !== 'message' || !channel || !messageTs || !at || !reaction) {
+      return ignored('reaction on something other than a message');
+    }
+    const messageIso = slackTsToIso(messageTs);
+    const user = str(event.user);
+    return {
+      kind: 'events',
+      events: [
+        {
+          type: event.type === 'reaction_added' ? 'reaction.added' : 'reaction.removed',
+          ...idField,
+          platform,
+          channel_id: channel,
+          message_id: messageTs,
+          ts: at,
+          ...(messageIso ? { message_ts: messageIso } : {}),
+          reaction,
+          ...(user ? { user_id: user } : {}),
+        },
+      ],
+    };
+  }
+
+  if (event.type !== 'message')
+    return ignored(`unsupported Slack event type ${JSON.stringify(event.type ?? null)}`);
+  const channel = str(event.channel);
+  if (!channel) return ignored('Slack message event without a channel');
+  const kind = CHANNEL_KINDS[str(event.channel_type) ?? ''];
+  const channelFacts = kind ? { channel: { kind } } : {};
+  const subtype = str(event.subtype);
+
+  if (subtype === 'message_deleted') {
+    const deletedTs =
+      str(event.deleted_ts) ??
+      (isRecord(event.previous_message) ? str(event.previous_message.ts) : undefined);
+    const at = slackTsToIso(str(event.event_ts) ?? str(event.ts) ?? '');
+    if (!deletedTs || !at) return ignored('message_deleted without deleted_ts');
+    const messageIso = slackTsToIso(deletedTs);
+    const deleted: ChannelEvent = {
+      type: 'message.deleted',
+      ...idField,
+      platform,
+      channel_id: channel,
+      message_id: deletedTs,
+      ts: at,
+      ...(messageIso ? { message_ts: messageIso } : {}),
+      ...channelFacts,
+    };
+    return { kind: 'events', events: [deleted] };
+  }
+
+  if (subtype === 'message_changed') {
+    const message = isRecord(event.message) ? event.message : undefined;
+    const messageTs = message ? str(message.ts) : undefined;
+    if (!message || !messageTs) return ignored('message_changed without a message');
+    const edited = isRecord(message.edited) ? message.edited : undefined;
+    // Slack also sends message_changed for unfurls and reply counters: no text change, no edit.
+    if (!edited) return ignored('message_changed without an edit (unfurl or thread metadata)');
+    const at = slackTsToIso(str(edited.ts) ?? '') ?? slackTsToIso(str(event.event_ts) ?? '');
+    const messageIso = slackTsToIso(messageTs);
+    if (!at || !messageIso) return ignored('message_changed without usable timestamps');
+    const threadTs = str(message.thread_ts);
+    const media = filesToMedia(message.files);
+    return {
+      kind: 'events',
+      events: [
+        {
+          type: 'message.edited',
+          ...idField,
+          platform,
+          channel_id: channel,
+          message_id: messageTs,
+          ts: at,
+          message_ts: messageIso,
+          text: typeof message.text === 'string' ? message.text : '',
+          author: author(message),
+          ...(threadTs ? { thread_id: threadTs } : {}),
+          ...(media.length > 0 ? { media } : {}),
+          ...channelFacts,
+        },
+      ],
+    };
+  }
+
+  if (!MESSAGE_SUBTYPES.has(subtype)) return ignored(`Slack message subtype ${subtype} carries no message`);
+  const ts = str(event.ts);
+  const at = ts ? slackTsToIso(ts) : undefined;
+  if (!ts || !at) return ignored('Slack message without ts');
+  const threadTs = str(event.thread_ts);
+  const media = filesToMedia(event.files);
+  return {
+    kind: 'events',
+    events: [
+      {
+        type: 'message.created',
+        ...idField,
+        platform,
+        channel_id: channel,
+        message_id: ts,
+        ts: at,
+        author: author(event),
+        text: typeof event.text === 'string' ? event.text : '',
+        ...(threadTs ? { thread_id: threadTs } : {}),
+        ...(media.length > 0 ? { media } : {}),
+        ...(subtype ? { metadata: { slack_subtype: subtype } } : {}),
+        ...channelFacts,
+      },
+    ],
+  };
+}
+
+/** Allowed distance between Slack's request timestamp and our clock. */
+export const SLACK_SIGNATURE_WINDOW_S = 300;
+
+/**
+ * Slack signature v0: `v0=` + hex HMAC-SHA256(secret, `v0:{timestamp}:{raw body}`), with the
+ * timestamp within five minutes of now. Constant-time comparison.
+ */
+export function verifySlackSignature(params: {
+  secret: string;
+  timestamp: string | undefined;
+  signature: string | undefined;
+  rawBody: Buffer;
+  now: Date;
+}): { ok: true } | { ok: false; reason: string } {
+  const { secret, timestamp, signature, rawBody, now } = params;
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp))
+    return { ok: false, reason: 'missing or malformed timestamp' };
+  if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > SLACK_SIGNATURE_WINDOW_S) {
+    return { ok: false, reason: 'stale timestamp' };
+  }
+  if (!signature || !signature.startsWith('v0=')) return { ok: false, reason: 'missing signature' };
+  const expected = Buffer.from(slackSignature(secret, timestamp, rawBody), 'utf8');
+  const given = Buffer.from(signature, 'utf8');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return { ok: false, reason: 'signature mismatch' };
+  }
+  return { ok: true };
+}
+
+export function slackSignature(secret: string, timestamp: string, rawBody: Buffer | string): string {
+  const mac = createHmac('sha256', secret);
+  mac.update(`v0:${timestamp}:`);
+  mac.update(rawBody);
+  return `v0=${mac.digest('hex')}`;
+}

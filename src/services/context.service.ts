@@ -1,0 +1,652 @@
+// The context call (DESIGN §5 "Context", §6.6): loads what assembly needs in two parallel rounds
+// of queries, runs the pure assembleContext, and — unless dry_run — appends the rendered user turn
+// through the transcript service with the audit row and the lane's attached-context marker in the
+// same transaction.
+import { createHash } from 'node:crypto';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Config } from '../config.js';
+import {
+  assembleContext,
+  type AssembleResult,
+  type CompactionMode,
+  type MediaCandidate,
+  type RetrievedItem,
+  type SystemSection,
+} from '../core/assemble.js';
+import { DEFAULT_SAFETY_MARGIN, type BudgetReport } from '../core/budget.js';
+import type { ContentBlock, TurnContent } from '../core/content-blocks.js';
+import { plainText } from '../core/current-turn.js';
+import { asBlocks, toolResultIds } from '../core/history-view.js';
+import { toOpenAIChat, type OpenAIChatPayload } from '../core/openai-format.js';
+import { pendingSlotSchema } from '../core/pending-slot.js';
+import { defaultLaneKey } from '../core/session-keys.js';
+import { searchTools, type CallerTool, type DeferredTool } from '../core/tool-deferral.js';
+import type { TokenEstimator } from '../core/tokens.js';
+import { validateTurnSequence } from '../core/turn-validation.js';
+import type { Db } from '../db/client.js';
+import { conflict, unprocessable } from '../errors.js';
+import type { ContextLogRow, ContextRepository } from '../store/context.repository.js';
+import type { SessionRow, SessionsRepository } from '../store/sessions.repository.js';
+import type { TranscriptEntryRow } from '../store/transcript.repository.js';
+import type { MediaRefInput } from '../core/channel-events.js';
+import type { BlobsRepository } from '../store/blobs.repository.js';
+import type { AgentSectionsService } from './agent-sections.service.js';
+import type { ManifestService } from './manifest.service.js';
+import type { ChannelsService } from './channels.service.js';
+import type { MemorySearchService, SearchResult } from './memory-search.service.js';
+import type { OffloadService } from './offload.service.js';
+import { sessionEnded, sessionNotFound } from './sessions.service.js';
+import type { TranscriptService } from './transcript.service.js';
+
+export type OutputFormat = 'anthropic' | 'openai';
+
+export interface ContextRequest {
+  message: {
+    content: TurnContent;
+    /** The channel message this turn is (its anchor): must be in the session's channel. */
+    source?: { platform: string; channel_id: string; message_id: string };
+    lane_key?: string;
+    author?: { id?: string; name?: string };
+    time?: string;
+  };
+  model?: string;
+  budget?: { total?: number; max_output_tokens?: number; max_context_tokens?: number };
+  system?: { name: string; text: string; cacheable?: boolean }[];
+  agent_id?: string;
+  tools?: CallerTool[];
+  include?: {
+    snapshot?: boolean;
+    thread?: boolean;
+    memories?: boolean;
+    channel_search?: boolean;
+    lane_summaries?: boolean;
+    media?: 'none' | 'thread';
+  };
+  compaction?: CompactionMode;
+  dry_run?: boolean;
+  format?: OutputFormat;
+}
+
+export interface ContextReply {
+  payload: Anthropic.MessageCreateParamsNonStreaming | OpenAIChatPayload;
+  format: OutputFormat;
+  budget: BudgetReport;
+  compaction: { mode: CompactionMode; available: false; action: 'none' | 'truncated' };
+  context: AssembleResult['context'];
+  attachments: AssembleResult['attachments'];
+  deferred_tools: DeferredTool[];
+  notes: string[];
+  cache: AssembleResult['cache'];
+  /** Seq of the appended user turn; null on a dry run. */
+  turn_seq: number | null;
+  payload_sha256: string;
+  dry_run: boolean;
+}
+
+/** What a context_log row's budget column holds besides the report. */
+interface LoggedBudget extends BudgetReport {
+  deferred_tools?: (DeferredTool & { input_schema?: unknown })[];
+}
+
+/** Retrieval per call: enough to fill the cap, bounded. */
+const MIN_RETRIEVAL = 8;
+const MAX_RETRIEVAL = 100;
+const TOKENS_PER_RETRIEVED_ITEM = 50;
+/** Media larger than this is referenced, not attached (the provider's per-image limit is 5 MB). */
+const MEDIA_MAX_BYTES = 5 * 1024 * 1024;
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Entries scanned for tool_search calls whose matches are promoted this turn. */
+const PROMOTION_WINDOW = 10;
+
+export function payloadSha256(payload: unknown): string {
+  return createHash('sha256').update(JSON.stringify(payload)).digest('hex');
+}
+
+/** Scope keys of memories visible to a session (DESIGN §4 memories.scope / scope_key). */
+export function visibleMemoryScopes(session: SessionRow): Set<string> {
+  const out = new Set<string>(['tenant:']);
+  if (session.platform && session.channelId) out.add(`channel:${session.platform}:${session.channelId}`);
+  if (session.platform && session.userId) out.add(`user:${session.platform}:${session.userId}`);
+  out.add(`session:${session.sessionKey}`);
+  return out;
+}
+
+export function createContextService(deps: {
+  db: Db;
+  config: Pick<
+    Config,
+    | 'DEFAULT_MODEL'
+    | 'CONTEXT_BUDGET'
+    | 'MAX_OUTPUT_TOKENS'
+    | 'COMPACT_TRIGGER'
+    | 'HARD_BLOCK'
+    | 'TOOL_DEFERRAL_SHARE'
+    | 'THREAD_BUDGET'
+  >;
+  estimator: TokenEstimator;
+  sessions: Pick<SessionsRepository, 'findById'>;
+  transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
+  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages'>;
+  memorySearch: Pick<MemorySearchService, 'searchMemory'>;
+  agentSections: Pick<AgentSectionsService, 'listAgentSections'>;
+  offload: Pick<OffloadService, 'offloadToolResults'>;
+  blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
+  manifest: Pick<ManifestService, 'list' | 'record'>;
+  context: ContextRepository;
+}) {
+  const { config, context } = deps;
+
+  /**
+   * Current-thread media (§6.11) as content blocks: images and PDFs stored as blobs of this
+   * tenant, referenced by the anchor or its thread. Other media types and missing blobs are skipped.
+   */
+  async function loadThreadMedia(tenantId: string, refs: MediaRefInput[], sources: (string | null)[][]) {
+    const out: MediaCandidate[] = [];
+    const seen = new Set<string>();
+    for (const [index, ref] of refs.entries()) {
+      const artifactId = ref.artifact_id;
+      if (!artifactId || seen.has(artifactId) || !UUID.test(artifactId)) continue;
+      seen.add(artifactId);
+      const meta = await deps.blobs.findMeta({ tenantId, artifactId });
+      if (!meta || meta.byteLength > MEDIA_MAX_BYTES) continue;
+      const isImage = IMAGE_TYPES.has(meta.mediaType);
+      if (!isImage && meta.mediaType !== 'application/pdf') continue;
+      const bytes = await deps.blobs.readBytes({ tenantId, artifactId, start: 0, length: meta.byteLength });
+      if (!bytes) continue;
+      const data = Buffer.from(bytes).toString('base64');
+      const [messageId, threadId] = sources[index] ?? [null, null];
+      out.push({
+        artifact_id: artifactId,
+        sha256: meta.sha256,
+        media_type: meta.mediaType,
+        filename: meta.filename ?? ref.filename ?? null,
+        source_message_id: messageId ?? null,
+        source_thread_id: threadId ?? null,
+        block: isImage
+          ? {
+              type: 'image',
+              source: { type: 'base64', media_type: meta.mediaType as 'image/png', data },
+            }
+          : { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } },
+      });
+    }
+    return out;
+  }
+
+  async function loadSession(tenantId: string, sessionId: string): Promise<SessionRow> {
+    const session = await deps.sessions.findById({ tenantId, id: sessionId });
+    if (!session) throw sessionNotFound(sessionId);
+    return session;
+  }
+
+  async function anchorFor(session: SessionRow, source: ContextRequest['message']['source']) {
+    if (!source) return null;
+    if (source.platform !== session.platform || source.channel_id !== session.channelId) {
+      throw unprocessable(
+        'context.message_outside_session_channel',
+        "message.source must be a message of the session's own channel",
+        {
+          path: 'message.source',
+          session_channel: session.channelId ? `${session.platform}:${session.channelId}` : null,
+        },
+      );
+    }
+    const found = await deps.channels.getChannelMessages({
+      tenantId: session.tenantId,
+      platform: source.platform,
+      channelId: source.channel_id,
+      messageIds: [source.message_id],
+    });
+    return found.messages?.[0] ?? null;
+  }
+
+  async function retrieve(params: {
+    session: SessionRow;
+    laneKey: string;
+    query: string;
+    now: Date;
+    limit: number;
+    include: NonNullable<ContextRequest['include']>;
+  }): Promise<RetrievedItem[]> {
+    const { session, laneKey, query, now, limit, include } = params;
+    const scopes = visibleMemoryScopes(session);
+    const hasChannel = Boolean(session.platform && session.channelId);
+    const otherSources = [
+      ...(include.memories === false ? [] : ['transcript_chunks' as const]),
+      ...(include.channel_search === false || !hasChannel ? [] : ['channel_messages' as const]),
+    ];
+    const [memories, other] = await Promise.all([
+      include.memories === false
+        ? null
+        : deps.memorySearch.searchMemory({
+            tenantId: session.tenantId,
+            query,
+            sources: ['memories'],
+            laneKey,
+            now,
+            // Over-fetch: results outside the session's scopes are dropped below.
+            maxResults: Math.min(MAX_RETRIEVAL, limit * 3),
+          }),
+      otherSources.length === 0
+        ? null
+        : deps.memorySearch.searchMemory({
+            tenantId: session.tenantId,
+            query,
+            sources: otherSources,
+            filters: {
+              sessionKey: session.sessionKey,
+              ...(hasChannel ? { platform: session.platform!, channelId: session.channelId! } : {}),
+            },
+            laneKey,
+            now,
+            maxResults: limit,
+          }),
+    ]);
+    const visible = (r: SearchResult) => {
+      if (r.kind !== 'memory') return true;
+      const scope = `${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`;
+      if (!scopes.has(scope)) return false;
+      return include.lane_summaries !== false || r.source.type !== 'lane_summary';
+    };
+    const results = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])]
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, limit);
+    return results.map((r): RetrievedItem => {
+      const base = { id: r.id, text: r.text, score: r.score, lane_key: r.lane_key, ts: r.time };
+      if (r.kind === 'channel_message') {
+        return {
+          ...base,
+          kind: 'channel_message',
+          source: 'channel',
+          author: (r.source.author_name as string | null) ?? (r.source.author_id as string | null) ?? null,
+          message_id: String(r.source.message_id),
+        };
+      }
+      if (r.kind === 'transcript_chunk') {
+        return {
+          ...base,
+          kind: 'transcript',
+          source: 'conversation',
+          seq_range: [Number(r.source.first_seq), Number(r.source.last_seq)],
+        };
+      }
+      return { ...base, kind: 'memory', source: `memory:${String(r.source.type)}` };
+    });
+  }
+
+  return {
+    async assemble(params: {
+      tenantId: string;
+      sessionId: string;
+      request: ContextRequest;
+    }): Promise<ContextReply> {
+      const { tenantId, sessionId, request } = params;
+      const include = request.include ?? {};
+      const session = await loadSession(tenantId, sessionId);
+      if (session.endedAt) throw sessionEnded(session);
+
+      // Round 1: the anchor, the stored sections and the previous call.
+      const agentId = request.agent_id ?? session.agentId ?? null;
+      const [anchor, sections, lastLog] = await Promise.all([
+        anchorFor(session, request.message.source),
+        agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : [],
+        context.lastLog({ tenantId, sessionId }),
+      ]);
+      // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
+      const laneKey =
+        anchor?.lane_key ??
+        request.message.lane_key ??
+        session.turnState.last_lane_key ??
+        defaultLaneKey(session);
+      // The session-wide turn rules (role order, tool pairing), with their stable codes.
+      validateTurnSequence(
+        session.turnState,
+        [{ role: 'user', content: request.message.content, lane_key: laneKey }],
+        laneKey,
+      );
+
+      // Round 2: lane state, the lane's entries, channel context, retrieval.
+      const laneState = await context.getLaneState({ tenantId, sessionId, laneKey });
+      const lane = {
+        laneKey,
+        summary: laneState?.summary ?? null,
+        summaryVersion: laneState?.summaryVersion ?? 0,
+        firstKeptSeq: laneState?.firstKeptSeq ?? 0,
+        clearedBeforeSeq: laneState?.clearedBeforeSeq ?? 0,
+        version: laneState?.version ?? 0,
+        contextAttachedVersion: laneState?.contextAttachedVersion ?? -1,
+      };
+      const pendingSlot = pendingSlotSchema.safeParse(laneState?.pendingSlot ?? undefined);
+      const hasChannel = Boolean(session.platform && session.channelId);
+      const wantsChannelContext =
+        hasChannel &&
+        anchor !== null &&
+        include.snapshot !== false &&
+        lane.contextAttachedVersion !== lane.summaryVersion;
+      const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
+      const isToolResultTurn =
+        toolResultIds(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]).length > 0;
+      const capForRetrieval = request.budget?.max_context_tokens ?? 4000;
+      const retrievalLimit = Math.min(
+        MAX_RETRIEVAL,
+        Math.max(MIN_RETRIEVAL, Math.floor(capForRetrieval / TOKENS_PER_RETRIEVED_ITEM)),
+      );
+      const provisionalNow = anchor
+        ? new Date(anchor.ts)
+        : request.message.time
+          ? new Date(request.message.time)
+          : null;
+
+      const [entries, channelContext, quoted] = await Promise.all([
+        deps.transcript.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
+        wantsChannelContext
+          ? deps.channels.loadAnchorContext({
+              tenantId,
+              platform: session.platform!,
+              channelId: session.channelId!,
+              messageId: anchor.message_id,
+              threadBudget: config.THREAD_BUDGET,
+            })
+          : null,
+        anchor?.reply_to_id && hasChannel
+          ? deps.channels.getChannelMessages({
+              tenantId,
+              platform: session.platform!,
+              channelId: session.channelId!,
+              messageIds: [anchor.reply_to_id],
+            })
+          : null,
+      ]);
+      // "Now" is the anchor's time; without an anchor, the message's stated time, else the
+      // latest stored turn of the lane, else the session's creation: never the wall clock.
+      const now = provisionalNow ?? entries.at(-1)?.createdAt ?? session.createdAt;
+      const retrieved =
+        userText.trim() &&
+        !isToolResultTurn &&
+        (include.memories !== false || include.channel_search !== false)
+          ? await retrieve({ session, laneKey, query: userText, now, limit: retrievalLimit, include })
+          : [];
+
+      // Media of the current thread, opt-in (§6.11); the manifest decides attach or reference.
+      let media: MediaCandidate[] = [];
+      let manifestRows: Awaited<ReturnType<typeof deps.manifest.list>> = [];
+      if (include.media === 'thread' && anchor && hasChannel) {
+        const threadId = anchor.thread_id ?? (anchor.reply_count > 0 ? anchor.message_id : null);
+        const thread =
+          channelContext?.thread ??
+          (threadId
+            ? ((
+                await deps.channels.getChannelMessages({
+                  tenantId,
+                  platform: session.platform!,
+                  channelId: session.channelId!,
+                  threadId,
+                })
+              ).thread ?? null)
+            : null);
+        const refs: MediaRefInput[] = [];
+        const sources: (string | null)[][] = [];
+        const add = (items: MediaRefInput[], messageId: string) => {
+          for (const item of items) {
+            refs.push(item);
+            sources.push([messageId, threadId]);
+          }
+        };
+        if (thread) {
+          add(thread.root.media, thread.root.message_id);
+          for (const reply of thread.replies) add(reply.media, reply.message_id);
+        }
+        add(anchor.media, anchor.message_id);
+        [media, manifestRows] = await Promise.all([
+          loadThreadMedia(tenantId, refs, sources),
+          deps.manifest.list({ tenantId, sessionId }),
+        ]);
+      }
+
+      const quotedMessage = quoted?.messages?.[0] ?? null;
+      const knownMessageIds = [
+        ...(anchor ? [anchor.message_id] : []),
+        ...(quotedMessage ? [quotedMessage.message_id] : []),
+        ...(channelContext ? channelContext.snapshot.adjacent.map((m) => m.message_id) : []),
+        ...(channelContext?.thread
+          ? [channelContext.thread.root.message_id, ...channelContext.thread.replies.map((r) => r.message_id)]
+          : []),
+      ];
+
+      // Tool history in view: last use per tool, and tool_search calls to promote from.
+      const toolLastUsed: Record<string, number> = {};
+      const searches: string[] = [];
+      const toolNames: Record<string, string> = {};
+      entries.forEach((entry, index) => {
+        for (const block of asBlocks(entry.content)) {
+          if (block.type !== 'tool_use') continue;
+          toolLastUsed[block.name] = entry.seq;
+          toolNames[block.id] = block.name;
+          const query = (block.input as { query?: unknown } | undefined)?.query;
+          if (
+            block.name === 'tool_search' &&
+            typeof query === 'string' &&
+            index >= entries.length - PROMOTION_WINDOW
+          ) {
+            searches.push(query);
+          }
+        }
+      });
+      const callerTools = request.tools ?? [];
+      const promotedTools = [
+        ...new Set(searches.flatMap((q) => searchTools(callerTools, q, 5).map((t) => t.name))),
+      ];
+
+      // What was sent stays sent: big tool results in this message are offloaded before assembly,
+      // so the payload holds the same reference the transcript will.
+      let messageContent: unknown = request.message.content;
+      if (!request.dry_run && isToolResultTurn) {
+        messageContent = (
+          await deps.db.transaction((tx) =>
+            deps.offload.offloadToolResults(
+              { tenantId, sessionId, content: request.message.content as string | ContentBlock[], toolNames },
+              tx,
+            ),
+          )
+        ).content;
+      }
+
+      const system: SystemSection[] = (request.system ?? []).map((s) => ({
+        name: s.name,
+        text: s.text,
+        cacheable: s.cacheable ?? true,
+      }));
+      const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
+      const result = assembleContext({
+        model: request.model ?? config.DEFAULT_MODEL,
+        message: messageContent,
+        now,
+        limits: {
+          total: request.budget?.total ?? config.CONTEXT_BUDGET,
+          maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
+          maxContextTokens: request.budget?.max_context_tokens ?? null,
+          compactTrigger: config.COMPACT_TRIGGER,
+          hardBlock: config.HARD_BLOCK,
+          safetyMargin: DEFAULT_SAFETY_MARGIN,
+        },
+        compaction: request.compaction ?? 'auto',
+        system,
+        agentSections: sections.map((s) => ({ name: s.name, text: s.content, cacheable: s.cacheable })),
+        structuredContext: hasChannel && include.snapshot !== false,
+        tools: callerTools,
+        toolLastUsed,
+        promotedTools,
+        toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
+        lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
+        history: entries.map((e: TranscriptEntryRow) => ({
+          seq: e.seq,
+          kind: e.kind,
+          role: e.role,
+          content: e.content,
+          tokenEstimate: e.tokenEstimate,
+        })),
+        channelContext: channelContext
+          ? {
+              platform: session.platform!,
+              channelId: session.channelId!,
+              channelName: channelContext.snapshot.channel.name || null,
+              snapshot: channelContext.snapshot,
+              thread: include.thread === false ? null : channelContext.thread,
+            }
+          : null,
+        knownMessageIds,
+        quotedReply: quotedMessage
+          ? {
+              message_id: quotedMessage.message_id,
+              author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
+              ts: quotedMessage.ts,
+              text: quotedMessage.text,
+            }
+          : null,
+        retrieved,
+        media,
+        manifest: {
+          artifactIds: manifestRows.map((r) => r.artifactId),
+          hashes: manifestRows.map((r) => r.contentHash),
+        },
+        previousPercentage,
+        estimator: deps.estimator,
+      });
+
+      const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
+      const sha = payloadSha256(payload);
+      let turnSeq: number | null = null;
+      if (!request.dry_run) {
+        const deferredWithSchemas = result.deferred_tools.map((d) => ({
+          ...d,
+          input_schema: callerTools.find((t) => t.name === d.name)?.input_schema,
+        }));
+        const appended = await deps.transcript.appendTurns({
+          tenantId,
+          sessionId,
+          turns: [
+            {
+              role: 'user',
+              content: result.userTurn.content as ContentBlock[],
+              lane_key: laneKey,
+              ...(request.message.author ? { author: request.message.author } : {}),
+              ...(request.message.time ? { time: request.message.time } : {}),
+              ...(request.message.source ? { source: { ...request.message.source } } : {}),
+            },
+          ],
+          onAppended: async (tx, { entries: written }) => {
+            const seq = written[0]!.seq;
+            // Assembly read the session at nextSeq; a turn appended since means this payload
+            // would not contain it: refuse rather than log a payload the transcript contradicts.
+            if (seq !== session.nextSeq) {
+              throw conflict(
+                'context.concurrent_turn',
+                'another turn was appended while this context was assembled; retry',
+                {
+                  expected_seq: session.nextSeq,
+                  actual_seq: seq,
+                },
+              );
+            }
+            await context.insertLog(
+              {
+                tenantId,
+                sessionId,
+                turnSeq: seq,
+                laneKey,
+                laneVersion: lane.version,
+                payloadSha256: sha,
+                budget: { ...result.budget, deferred_tools: deferredWithSchemas },
+                model: request.model ?? config.DEFAULT_MODEL,
+                createdAt: now,
+              },
+              tx,
+            );
+            for (const a of result.attachments) {
+              if (a.disposition !== 'attached') continue;
+              await deps.manifest.record(
+                {
+                  tenantId,
+                  sessionId,
+                  artifactId: a.artifact_id,
+                  contentHash: a.sha256,
+                  displayName: a.display_name,
+                  mediaType: a.media_type,
+                  sourceMessageId: a.source_message_id,
+                  sourceThreadId: a.source_thread_id,
+                  includedAtTurn: seq,
+                },
+                tx,
+              );
+            }
+            if (result.context.snapshot === 'attached') {
+              await context.markContextAttached(
+                { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, at: now },
+                tx,
+              );
+            }
+          },
+        });
+        turnSeq = appended.entries[0]!.seq;
+      }
+
+      return {
+        payload,
+        format: request.format ?? 'anthropic',
+        budget: result.budget,
+        compaction: {
+          mode: request.compaction ?? 'auto',
+          available: false,
+          action: result.context.lane.dropped_entries > 0 ? 'truncated' : 'none',
+        },
+        context: result.context,
+        attachments: result.attachments,
+        deferred_tools: result.deferred_tools,
+        notes: result.notes,
+        cache: result.cache,
+        turn_seq: turnSeq,
+        payload_sha256: sha,
+        dry_run: request.dry_run ?? false,
+      };
+    },
+
+    async contextLog(params: { tenantId: string; sessionId: string; afterSeq?: number; limit: number }) {
+      await loadSession(params.tenantId, params.sessionId);
+      const rows = await context.listLog({
+        ...params,
+        afterSeq: params.afterSeq ?? 0,
+        limit: params.limit + 1,
+      });
+      const page = rows.slice(0, params.limit);
+      return {
+        entries: page.map(contextLogView),
+        next_cursor: rows.length > params.limit ? page[page.length - 1]!.turnSeq : null,
+      };
+    },
+
+    /** Deferred tools of the latest context call (what tool_search searches). */
+    async lastDeferredTools(params: { tenantId: string; sessionId: string }) {
+      const last = await context.lastLog(params);
+      return ((last?.budget as LoggedBudget | undefined)?.deferred_tools ?? []) as (DeferredTool & {
+        input_schema?: unknown;
+      })[];
+    },
+  };
+}
+
+export type ContextService = ReturnType<typeof createContextService>;
+
+export function contextLogView(row: ContextLogRow) {
+  const { deferred_tools: deferred, ...budget } = row.budget as unknown as LoggedBudget;
+  return {
+    turn_seq: row.turnSeq,
+    lane_key: row.laneKey,
+    lane_version: row.laneVersion,
+    payload_sha256: row.payloadSha256,
+    model: row.model,
+    budget,
+    deferred_tools: (deferred ?? []).map((d) => d.name),
+    created_at: row.createdAt.toISOString(),
+  };
+}

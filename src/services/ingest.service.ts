@@ -1,0 +1,206 @@
+// Ingest of normalized channel events: one transaction per batch, per-channel advisory locks so
+// concurrent batches cannot lose each other's updates, event-id dedupe, then the pure state
+// machine (core/ingest-apply) over the rows the batch touches, written back in bulk.
+import type { Clock } from '../clock.js';
+import type { ChannelEvent, IngestOutcome } from '../core/channel-events.js';
+import {
+  applyChannelEvent,
+  parentOf,
+  referencedIds,
+  type ApplyContext,
+  type MessageState,
+} from '../core/ingest-apply.js';
+import { MAX_REPLY_HOPS } from '../core/lanes.js';
+import type { TokenEstimator } from '../core/tokens.js';
+import type { Db, Executor } from '../db/client.js';
+import type { ChannelsRepository, ChannelUpsert } from '../store/channels.repository.js';
+
+export interface IngestItemResult {
+  index: number;
+  type: ChannelEvent['type'];
+  message_id: string;
+  outcome: IngestOutcome;
+  reason?: string;
+  lane_key?: string;
+}
+
+export interface IngestResult {
+  results: IngestItemResult[];
+  counts: Record<IngestOutcome, number>;
+}
+
+interface ChannelGroup {
+  platform: string;
+  channelId: string;
+  indexes: number[];
+  ctx: ApplyContext;
+  touched: Set<string>;
+  relanes: { from: string; to: string }[];
+  channel: ChannelUpsert;
+}
+
+export function createIngestService(deps: {
+  db: Db;
+  channels: ChannelsRepository;
+  clock: Clock;
+  estimator: TokenEstimator;
+}) {
+  const { channels, clock, estimator } = deps;
+  /** Called in the ingest transaction with the messages an edit or delete changed (chunk rebuilds). */
+  const changeHooks: ((
+    tx: Executor,
+    params: { tenantId: string; messages: { platform: string; channelId: string; messageId: string }[] },
+  ) => Promise<unknown>)[] = [];
+
+  async function ingestInTx(tenantId: string, events: ChannelEvent[], tx: Executor): Promise<IngestResult> {
+    const results: (IngestItemResult | undefined)[] = new Array(events.length);
+
+    // Event ids: a repeat inside the batch or of an earlier batch is a duplicate.
+    const duplicateByEventId = new Set<number>();
+    const bySource = new Map<string, { index: number; id: string }[]>();
+    const seenInBatch = new Set<string>();
+    events.forEach((event, index) => {
+      if (!event.event_id) return;
+      const key = `${event.platform}\u0000${event.event_id}`;
+      if (seenInBatch.has(key)) {
+        duplicateByEventId.add(index);
+        return;
+      }
+      seenInBatch.add(key);
+      const list = bySource.get(event.platform) ?? [];
+      list.push({ index, id: event.event_id });
+      bySource.set(event.platform, list);
+    });
+    for (const [source, items] of bySource) {
+      const fresh = await channels.recordEventIds(
+        { tenantId, source, eventIds: items.map((i) => i.id), at: clock.now() },
+        tx,
+      );
+      for (const item of items) if (!fresh.has(item.id)) duplicateByEventId.add(item.index);
+    }
+
+    // One group per channel, locked in a fixed order so two batches cannot deadlock.
+    const groups = new Map<string, ChannelGroup>();
+    events.forEach((event, index) => {
+      const key = `${event.platform}\u0000${event.channel_id}`;
+      let group = groups.get(key);
+      if (!group) {
+        group = {
+          platform: event.platform,
+          channelId: event.channel_id,
+          indexes: [],
+          ctx: { messages: new Map(), replyLinks: new Map(), estimate: (t) => estimator.text(t) },
+          touched: new Set(),
+          relanes: [],
+          channel: { platform: event.platform, channelId: event.channel_id },
+        };
+        groups.set(key, group);
+      }
+      group.indexes.push(index);
+      if (event.channel?.name) group.channel.name = event.channel.name;
+      if (event.channel?.kind) group.channel.kind = event.channel.kind;
+    });
+    const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+
+    await channels.lockChannels({ tenantId, channels: ordered }, tx);
+    // Every referenced row of every channel in one query; then the parents of loaded replies (a
+    // delete of a stored reply updates its parent's counters); then the reply chains.
+    const groupOf = (platform: string, channelId: string) => groups.get(`${platform}\u0000${channelId}`)!;
+    const refs = ordered.flatMap((g) =>
+      referencedIds(g.indexes.map((i) => events[i]!)).map((messageId) => ({
+        platform: g.platform,
+        channelId: g.channelId,
+        messageId,
+      })),
+    );
+    const store = (rows: MessageState[]) => {
+      for (const row of rows) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
+    };
+    store(await channels.loadMessages({ tenantId, keys: refs }, tx));
+    const parents = ordered.flatMap((g) =>
+      [...new Set([...g.ctx.messages.values()].map(parentOf))]
+        .filter((id): id is string => !!id && !g.ctx.messages.has(id))
+        .map((messageId) => ({ platform: g.platform, channelId: g.channelId, messageId })),
+    );
+    store(await channels.loadMessages({ tenantId, keys: parents }, tx));
+    const replyParents = ordered.flatMap((g) =>
+      g.indexes.flatMap((i) => {
+        const e = events[i]!;
+        return 'reply_to_id' in e && e.reply_to_id
+          ? [{ platform: g.platform, channelId: g.channelId, messageId: e.reply_to_id }]
+          : [];
+      }),
+    );
+    for (const link of await channels.loadReplyChains(
+      { tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS },
+      tx,
+    )) {
+      groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
+    }
+
+    events.forEach((event, index) => {
+      const base = { index, type: event.type, message_id: event.message_id };
+      if (duplicateByEventId.has(index)) {
+        results[index] = { ...base, outcome: 'duplicate', reason: 'event_id already ingested' };
+        return;
+      }
+      const group = groups.get(`${event.platform}\u0000${event.channel_id}`)!;
+      const applied = applyChannelEvent(group.ctx, event);
+      for (const id of applied.touched) group.touched.add(id);
+      group.relanes.push(...applied.relanes);
+      if (event.type === 'message.created' && applied.outcome === 'created') {
+        const ts = new Date(event.ts).getTime();
+        group.channel.firstTs = Math.min(group.channel.firstTs ?? ts, ts);
+        group.channel.lastTs = Math.max(group.channel.lastTs ?? ts, ts);
+      }
+      results[index] = {
+        ...base,
+        outcome: applied.outcome,
+        ...(applied.reason ? { reason: applied.reason } : {}),
+        lane_key: group.ctx.messages.get(event.message_id)?.laneKey,
+      };
+    });
+
+    const rows: MessageState[] = ordered.flatMap((g) => [...g.touched].map((id) => g.ctx.messages.get(id)!));
+    await channels.upsertMessages({ tenantId, messages: rows }, tx);
+    for (const relane of ordered.flatMap((g) => g.relanes))
+      await channels.renameLane({ tenantId, ...relane }, tx);
+    await channels.upsertChannels({ tenantId, channels: ordered.map((g) => g.channel) }, tx);
+
+    const final = results as IngestItemResult[];
+    // Lanes may have moved after an item was applied (a late parent): report where they ended.
+    for (const item of final) {
+      const group = groups.get(`${events[item.index]!.platform}\u0000${events[item.index]!.channel_id}`)!;
+      const lane = group.ctx.messages.get(item.message_id)?.laneKey;
+      if (lane) item.lane_key = lane;
+    }
+    const changed = final
+      .filter(
+        (item) =>
+          item.outcome === 'updated' && (item.type === 'message.edited' || item.type === 'message.deleted'),
+      )
+      .map((item) => ({
+        platform: events[item.index]!.platform,
+        channelId: events[item.index]!.channel_id,
+        messageId: item.message_id,
+      }));
+    if (changed.length > 0) for (const hook of changeHooks) await hook(tx, { tenantId, messages: changed });
+    const counts = { created: 0, updated: 0, duplicate: 0, ignored: 0 } as Record<IngestOutcome, number>;
+    for (const item of final) counts[item.outcome] += 1;
+    return { results: final, counts };
+  }
+
+  return {
+    /** Registers work to run, inside the ingest transaction, for messages changed by edits/deletes. */
+    addChangeHook(hook: (typeof changeHooks)[number]) {
+      changeHooks.push(hook);
+    },
+    /** Applies a validated batch. Pass `tx` to run inside a caller's transaction (Idempotency-Key). */
+    async ingest({ tenantId, events }: { tenantId: string; events: ChannelEvent[] }, tx?: Executor) {
+      if (tx) return ingestInTx(tenantId, events, tx);
+      return deps.db.transaction((t) => ingestInTx(tenantId, events, t));
+    },
+  };
+}
+
+export type IngestService = ReturnType<typeof createIngestService>;

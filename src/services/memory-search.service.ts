@@ -1,0 +1,167 @@
+// Search over memories, transcript chunks and (optionally) channel messages: safe query parsing,
+// full-text candidates from Postgres, BM25-style ranking with recency, lane scoping, snippets.
+// One function serves POST /v1/memories/search, the memory_search tool and assembly's retrieval.
+import {
+  lexemesToScan,
+  makeSnippet,
+  relevance,
+  searchScore,
+  RECENCY_WEIGHT,
+} from '../core/retrieval-ranking.js';
+import { orTsquery, queryWords, quoteLexeme } from '../core/search-query.js';
+import type { SearchFilters, SearchRepository, SearchSource } from '../store/search.repository.js';
+
+/** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
+export const CROSS_LANE_MIN_SCORE = 0.5;
+export const DEFAULT_MAX_RESULTS = 8;
+export const MAX_MAX_RESULTS = 100;
+/** Candidates per query term and the scan behind them: bounds latency on large tenants. */
+const PER_TERM_CANDIDATES = 100;
+const SCAN_LIMIT = 2_000;
+/** A scope with at least STATS_CAP documents is large: common terms skipped, smaller scans. */
+const STATS_CAP = 50_000;
+const LARGE_SCOPE_SCAN_LIMIT = 500;
+const LENGTH_SAMPLE = 1_000;
+
+export type SearchResultKind = 'memory' | 'transcript_chunk' | 'channel_message';
+
+export interface SearchResult {
+  kind: SearchResultKind;
+  /** Memory id; `session_id:first_seq` for a chunk; `platform:channel_id:message_id` for a message. */
+  id: string;
+  /** In [0,1]: BM25 relevance against the query's total IDF, damped by age. */
+  score: number;
+  snippet: string;
+  text: string;
+  time: string;
+  lane_key: string | null;
+  /** Kind-specific fields: memory type/scope/source, chunk session and seq range, message channel/author. */
+  source: Record<string, unknown>;
+}
+
+export interface SearchMemoryParams {
+  tenantId: string;
+  query: string;
+  filters?: SearchFilters;
+  /** Default: memories and transcript chunks (memories only when `filters.types` is set). */
+  sources?: SearchSource[];
+  maxResults?: number;
+  /** The caller's lane: other lanes' results need CROSS_LANE_MIN_SCORE unless named in `namedLanes`. */
+  laneKey?: string;
+  namedLanes?: string[];
+  /** Reference time for expiry and recency (assembly passes the anchor message's time). */
+  now: Date;
+  recencyWeight?: number;
+}
+
+export interface SearchMemoryReply {
+  results: SearchResult[];
+  /** Lexemes searched (stemmed, stop words removed). */
+  terms: string[];
+  note?: string;
+}
+
+const KIND: Record<SearchSource, SearchResultKind> = {
+  memories: 'memory',
+  transcript_chunks: 'transcript_chunk',
+  channel_messages: 'channel_message',
+};
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+export function createMemorySearchService(deps: { search: SearchRepository }) {
+  const { search } = deps;
+
+  async function searchMemory(params: SearchMemoryParams): Promise<SearchMemoryReply> {
+    const filters = params.filters ?? {};
+    const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_MAX_RESULTS);
+    const words = queryWords(params.query);
+    if (words.length === 0) return { results: [], terms: [], note: 'the query has no words to search for' };
+    const lexemes = await search.lexemesOf(words.join(' '));
+    if (lexemes.length === 0) {
+      return { results: [], terms: [], note: 'the query has only stop words; nothing to search for' };
+    }
+    const sources =
+      params.sources ??
+      (filters.types?.length ? ['memories' as const] : ['memories' as const, 'transcript_chunks' as const]);
+    const terms = lexemes.map((lexeme) => ({ lexeme, query: quoteLexeme(lexeme) }));
+    const query = orTsquery(lexemes);
+    const nowMs = params.now.getTime();
+    const recencyWeight = params.recencyWeight ?? RECENCY_WEIGHT;
+    const named = new Set([...(params.laneKey ? [params.laneKey] : []), ...(params.namedLanes ?? [])]);
+
+    const perSource = await Promise.all(
+      sources.map(async (source) => {
+        const stats = await search.corpusStats({
+          tenantId: params.tenantId,
+          source,
+          filters,
+          now: params.now,
+          cap: STATS_CAP,
+          sample: LENGTH_SAMPLE,
+        });
+        const large = stats.documents >= STATS_CAP;
+        const shares = large
+          ? await search.commonLexemeShares({ source, lexemes })
+          : new Map<string, number>();
+        const scanned = lexemesToScan(lexemes, { large, frequency: shares });
+        const rows = await search.candidates({
+          tenantId: params.tenantId,
+          source,
+          terms: terms.filter((t) => scanned.includes(t.lexeme)),
+          query,
+          filters,
+          now: params.now,
+          perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
+          scanLimit: large ? LARGE_SCOPE_SCAN_LIMIT : SCAN_LIMIT,
+          tenantIndexed: !large,
+        });
+        // Skipped common terms: document frequency estimated from their share of the table.
+        const documentFrequency = new Map(
+          lexemes.map((lexeme) => [
+            lexeme,
+            rows[0]?.df[lexeme] ?? Math.round((shares.get(lexeme) ?? 0) * stats.documents),
+          ]),
+        );
+        const corpus = { ...stats, documentFrequency };
+        return rows.map((row) => {
+          const termFrequency = new Map(Object.entries(row.tf));
+          const raw = searchScore(
+            relevance(termFrequency, row.length, lexemes, corpus),
+            nowMs - row.time_ms,
+            recencyWeight,
+          );
+          return { source, row, raw };
+        });
+      }),
+    );
+
+    const ranked = perSource
+      .flat()
+      .filter(({ row, raw }) => {
+        // Lane scoping (§6.6): lane-less items and the caller's or named lanes always; others only when strong.
+        if (!params.laneKey || !row.lane_key || named.has(row.lane_key)) return true;
+        return Math.min(1, raw) >= CROSS_LANE_MIN_SCORE;
+      })
+      .sort((a, b) => b.raw - a.raw || b.row.time_ms - a.row.time_ms || (a.row.id < b.row.id ? -1 : 1))
+      .slice(0, maxResults);
+
+    return {
+      terms: lexemes,
+      results: ranked.map(({ source, row, raw }) => ({
+        kind: KIND[source],
+        id: row.id,
+        score: round(Math.min(1, raw)),
+        snippet: makeSnippet(row.text, lexemes),
+        text: row.text,
+        time: new Date(row.time_ms).toISOString(),
+        lane_key: row.lane_key,
+        source: row.extra,
+      })),
+    };
+  }
+
+  return { searchMemory };
+}
+
+export type MemorySearchService = ReturnType<typeof createMemorySearchService>;

@@ -1,0 +1,89 @@
+// SQL for context assembly: the lane state it reads (and the attached-context marker it writes)
+// and the audit log of context calls (DESIGN §6.13).
+import { and, asc, desc, eq, gt } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { contextLog, laneStates } from '../db/schema.js';
+
+export type LaneStateRow = typeof laneStates.$inferSelect;
+export type ContextLogRow = typeof contextLog.$inferSelect;
+
+export function createContextRepository(db: Executor) {
+  return {
+    async getLaneState(
+      { tenantId, sessionId, laneKey }: { tenantId: string; sessionId: string; laneKey: string },
+      tx: Executor = db,
+    ): Promise<LaneStateRow | null> {
+      const [row] = await tx
+        .select()
+        .from(laneStates)
+        .where(
+          and(
+            eq(laneStates.tenantId, tenantId),
+            eq(laneStates.sessionId, sessionId),
+            eq(laneStates.laneKey, laneKey),
+          ),
+        )
+        .limit(1);
+      return row ?? null;
+    },
+
+    /**
+     * Records that channel context was attached for the lane's current summary version. Not a
+     * fenced change: it does not bump `version`, so a running compaction's compare-and-set still
+     * commits (a compaction raises summary_version, which makes the next turn attach again).
+     */
+    async markContextAttached(
+      params: { tenantId: string; sessionId: string; laneKey: string; summaryVersion: number; at: Date },
+      tx: Executor = db,
+    ): Promise<void> {
+      await tx
+        .insert(laneStates)
+        .values({
+          tenantId: params.tenantId,
+          sessionId: params.sessionId,
+          laneKey: params.laneKey,
+          contextAttachedVersion: params.summaryVersion,
+          updatedAt: params.at,
+        })
+        .onConflictDoUpdate({
+          target: [laneStates.tenantId, laneStates.sessionId, laneStates.laneKey],
+          set: { contextAttachedVersion: params.summaryVersion, updatedAt: params.at },
+        });
+    },
+
+    async insertLog(row: typeof contextLog.$inferInsert, tx: Executor = db): Promise<void> {
+      await tx.insert(contextLog).values(row);
+    },
+
+    /** The latest context call of a session (its budget gives the previous percentage). */
+    async lastLog({ tenantId, sessionId }: { tenantId: string; sessionId: string }, tx: Executor = db) {
+      const [row] = await tx
+        .select()
+        .from(contextLog)
+        .where(and(eq(contextLog.tenantId, tenantId), eq(contextLog.sessionId, sessionId)))
+        .orderBy(desc(contextLog.turnSeq))
+        .limit(1);
+      return row ?? null;
+    },
+
+    async listLog(
+      params: { tenantId: string; sessionId: string; afterSeq: number; limit: number },
+      tx: Executor = db,
+    ): Promise<ContextLogRow[]> {
+      return tx
+        .select()
+        .from(contextLog)
+        .where(
+          and(
+            eq(contextLog.tenantId, params.tenantId),
+            eq(contextLog.sessionId, params.sessionId),
+            gt(contextLog.turnSeq, params.afterSeq),
+          ),
+        )
+        .orderBy(asc(contextLog.turnSeq))
+        .limit(params.limit);
+    },
+  };
+}
+
+export type ContextRepository = ReturnType<typeof createContextRepository>;

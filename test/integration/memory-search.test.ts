@@ -1,0 +1,297 @@
+// Search through HTTP and the service: ranking, filters, lane scoping, expiry, snippets, hostile
+// queries, empty and stop-word-only queries, channel messages behind a flag, tenancy.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { channelMessages, transcriptChunks } from '../../src/db/schema.js';
+import { createSearchRepository } from '../../src/store/search.repository.js';
+import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
+
+let ctx: TestContext;
+let t: TestTenant;
+
+const remember = (tenant: TestTenant, payload: Record<string, unknown>) =>
+  tenant.inject({ method: 'POST', url: '/v1/memories', payload });
+const search = (tenant: TestTenant, payload: Record<string, unknown>) =>
+  tenant.inject({ method: 'POST', url: '/v1/memories/search', payload });
+
+beforeAll(async () => {
+  ctx = await createTestApp();
+  t = await ctx.tenant();
+  const facts: [string, string, string | undefined][] = [
+    ['fact', 'The production database is PostgreSQL 16 on the eu-west cluster', 'root:C1'],
+    ['preference', 'Alice prefers short answers with code examples', undefined],
+    ['outcome', 'The rollout of the billing service failed because of a missing migration', 'thread:C1:111'],
+    ['event', 'Team offsite planned in Lisbon for March', 'root:C2'],
+    ['fact', 'The staging database runs on a single small instance', 'thread:C1:222'],
+  ];
+  for (const [type, text, lane] of facts) {
+    ctx.clock.advance(60_000);
+    const response = await remember(t, {
+      scope: 'channel',
+      scope_key: 'slack:C1',
+      type,
+      text,
+      ...(lane ? { metadata: { lane_key: lane } } : {}),
+    });
+    expect(response.statusCode).toBe(201);
+  }
+  const db = ctx.deps.database.db;
+  await db.insert(transcriptChunks).values({
+    tenantId: t.tenantId,
+    sessionId: '0190b3c2-7d1e-7abc-8def-0123456789ab',
+    firstSeq: 1,
+    lastSeq: 2,
+    laneKey: 'root:C1',
+    sessionKey: 'agent:a:slack:channel:C1',
+    text: '[2026-01-01 00:00] User (Bob): why did the billing rollout fail?\n[2026-01-01 00:01] Assistant: a migration was missing',
+    startTs: ctx.clock.now(),
+    endTs: ctx.clock.now(),
+  });
+  await db.insert(channelMessages).values([
+    {
+      tenantId: t.tenantId,
+      platform: 'slack',
+      channelId: 'C1',
+      messageId: '1.1',
+      laneKey: 'root:C1',
+      ts: ctx.clock.now(),
+      text: 'Lisbon hotel booking confirmed',
+      authorName: 'Carol',
+    },
+    {
+      tenantId: t.tenantId,
+      platform: 'slack',
+      channelId: 'C1',
+      messageId: '1.2',
+      laneKey: 'root:C1',
+      ts: ctx.clock.now(),
+      text: 'Lisbon flights deleted',
+      deletedAt: ctx.clock.now(),
+    },
+  ]);
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+describe('POST /v1/memories/search', () => {
+  it('ranks the matching memory first, with a score in [0,1], snippet and source', async () => {
+    const response = await search(t, { query: 'Which database do we use in production?' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.terms).toEqual(expect.arrayContaining(['databas', 'use', 'product']));
+    expect(body.results[0]).toMatchObject({
+      kind: 'memory',
+      text: 'The production database is PostgreSQL 16 on the eu-west cluster',
+      lane_key: 'root:C1',
+      source: { type: 'fact', scope: 'channel', scope_key: 'slack:C1' },
+    });
+    for (const result of body.results) {
+      expect(result.score).toBeGreaterThan(0);
+      expect(result.score).toBeLessThanOrEqual(1);
+    }
+    expect(body.results[0].score).toBeGreaterThan(body.results[1].score);
+  });
+
+  it('finds transcript chunks beside memories and stems words', async () => {
+    const body = (await search(t, { query: 'billing rollouts failing', max_results: 5 })).json();
+    const kinds = body.results.map((r: { kind: string }) => r.kind);
+    expect(kinds).toContain('memory');
+    expect(kinds).toContain('transcript_chunk');
+    const chunk = body.results.find((r: { kind: string }) => r.kind === 'transcript_chunk');
+    expect(chunk.source).toMatchObject({
+      session_key: 'agent:a:slack:channel:C1',
+      first_seq: 1,
+      last_seq: 2,
+    });
+  });
+
+  it('includes channel messages only with the flag, never deleted ones', async () => {
+    const without = (await search(t, { query: 'Lisbon' })).json();
+    expect(without.results.map((r: { kind: string }) => r.kind)).toEqual(['memory']);
+    const withMessages = (await search(t, { query: 'Lisbon', include_channel_messages: true })).json();
+    const messages = withMessages.results.filter((r: { kind: string }) => r.kind === 'channel_message');
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ id: 'slack:C1:1.1', source: { author_name: 'Carol' } });
+  });
+
+  it('filters by type, scope key, lane, session key and time', async () => {
+    const facts = (await search(t, { query: 'database', filters: { types: ['fact'] } })).json();
+    expect(
+      facts.results.every(
+        (r: { kind: string; source: { type: string } }) => r.kind === 'memory' && r.source.type === 'fact',
+      ),
+    ).toBe(true);
+    expect(facts.results).toHaveLength(2);
+    const otherScope = (
+      await search(t, {
+        query: 'database',
+        filters: { scope: 'channel', scope_key: 'slack:C9' },
+        include_transcripts: false,
+      })
+    ).json();
+    expect(otherScope.results).toHaveLength(0);
+    const lane = (await search(t, { query: 'database', filters: { lane_key: 'thread:C1:222' } })).json();
+    expect(lane.results.map((r: { text: string }) => r.text)).toEqual([
+      'The staging database runs on a single small instance',
+    ]);
+    const session = (
+      await search(t, { query: 'billing', filters: { session_key: 'nope' }, include_memories: false })
+    ).json();
+    expect(session.results).toHaveLength(0);
+    const future = (
+      await search(t, { query: 'database', filters: { since: '2030-01-01T00:00:00Z' } })
+    ).json();
+    expect(future.results).toHaveLength(0);
+  });
+
+  it('keeps other lanes out unless named or scoring high', async () => {
+    // One weak term: the other lane's memory does not pass the cross-lane threshold.
+    const weak = (
+      await search(t, { query: 'database cluster instance names', lane_key: 'thread:C1:222' })
+    ).json();
+    const lanes = weak.results.map((r: { lane_key: string | null }) => r.lane_key);
+    expect(lanes).toContain('thread:C1:222');
+    for (const result of weak.results) {
+      if (result.lane_key && result.lane_key !== 'thread:C1:222')
+        expect(result.score).toBeGreaterThanOrEqual(0.5);
+    }
+    const named = (
+      await search(t, {
+        query: 'database cluster instance names',
+        lane_key: 'thread:C1:222',
+        named_lanes: ['root:C1'],
+      })
+    ).json();
+    expect(named.results.map((r: { lane_key: string | null }) => r.lane_key)).toContain('root:C1');
+    // A strong match from another lane comes through.
+    const strong = (await search(t, { query: 'offsite Lisbon March', lane_key: 'thread:C1:222' })).json();
+    expect(strong.results[0]).toMatchObject({ lane_key: 'root:C2' });
+    expect(strong.results[0].score).toBeGreaterThanOrEqual(0.5);
+    // Lane-less memories are always eligible.
+    const laneless = (await search(t, { query: 'Alice answers', lane_key: 'thread:C1:222' })).json();
+    expect(laneless.results[0]).toMatchObject({ lane_key: null });
+  });
+
+  it('answers empty and stop-word-only queries with an empty list and a note', async () => {
+    for (const query of ['', '   ', '?!.,', 'the and of is', 'What is it?']) {
+      const response = await search(t, { query });
+      expect(response.statusCode, query).toBe(200);
+      expect(response.json().results).toEqual([]);
+      expect(response.json().note).toBeTruthy();
+    }
+  });
+
+  it('survives hostile query strings', async () => {
+    const hostile = [
+      "'; drop table memories; --",
+      'database & | ! <-> :* ( ) \\',
+      "database' | 'x",
+      '"unterminated quote database',
+      '\\\\\\ \\x00 \\u0000',
+      "'''' \"\" ``",
+      'database:* & !production',
+      '$1 $$ ${x} %s %d',
+      '\u0000 nul byte',
+      'ünïcödé データベース database',
+      'a'.repeat(5000).slice(0, 4000),
+      '((((((((((',
+    ];
+    for (const query of hostile) {
+      const response = await search(t, { query });
+      expect(response.statusCode, query).toBe(200);
+      expect(Array.isArray(response.json().results)).toBe(true);
+    }
+    const quoted = (await search(t, { query: "database' | 'x" })).json();
+    expect(quoted.results.length).toBeGreaterThan(0);
+    // The table is still there.
+    expect((await t.inject({ url: '/v1/memories' })).json().memories.length).toBeGreaterThan(0);
+  });
+
+  it('respects max_results and validates the body', async () => {
+    const body = (await search(t, { query: 'database billing Lisbon Alice', max_results: 2 })).json();
+    expect(body.results).toHaveLength(2);
+    const bad = await search(t, { query: 'x', max_results: 0 });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(errorOf(bad).details)).toContain('body.max_results');
+    expect((await search(t, { max_results: 3 })).statusCode).toBe(400);
+    expect((await search(t, { query: 'x', filters: { types: ['opinion'] } })).statusCode).toBe(400);
+    expect((await search(t, { query: 'x', filters: { since: 'yesterday' } })).statusCode).toBe(400);
+  });
+
+  it('never returns expired memories', async () => {
+    const tenant = await ctx.tenant();
+    const expiresAt = new Date(ctx.clock.now().getTime() + 1_000).toISOString();
+    await remember(tenant, {
+      scope: 'tenant',
+      type: 'fact',
+      text: 'Door code is 4711',
+      expires_at: expiresAt,
+    });
+    expect((await search(tenant, { query: 'door code' })).json().results).toHaveLength(1);
+    ctx.clock.advance(2_000);
+    expect((await search(tenant, { query: 'door code' })).json().results).toHaveLength(0);
+  });
+
+  it('scores recent items above equally relevant old ones', async () => {
+    const tenant = await ctx.tenant();
+    await remember(tenant, { scope: 'tenant', type: 'event', text: 'Quarterly review meeting held' });
+    ctx.clock.advance(90 * 24 * 3_600_000);
+    await remember(tenant, { scope: 'tenant', type: 'event', text: 'Quarterly review meeting scheduled' });
+    const body = (await search(tenant, { query: 'quarterly review meeting' })).json();
+    expect(body.results.map((r: { text: string }) => r.text)).toEqual([
+      'Quarterly review meeting scheduled',
+      'Quarterly review meeting held',
+    ]);
+    expect(body.results[0].score).toBeGreaterThan(body.results[1].score);
+  });
+
+  it('cuts long texts into a snippet around the first match', async () => {
+    const tenant = await ctx.tenant();
+    const text = `${'filler words here '.repeat(40)}the kubernetes upgrade is scheduled for friday ${'more filler '.repeat(40)}`;
+    await remember(tenant, { scope: 'tenant', type: 'fact', text });
+    const [result] = (await search(tenant, { query: 'kubernetes' })).json().results;
+    expect(result.snippet).toContain('kubernetes upgrade');
+    expect(result.snippet.startsWith('…')).toBe(true);
+    expect(result.snippet.length).toBeLessThanOrEqual(242);
+  });
+
+  it('reads common-lexeme shares from the planner statistics (used to skip scans in large scopes)', async () => {
+    const db = ctx.deps.database.db;
+    await db.execute(sql`analyze memories`);
+    const shares = await createSearchRepository(db).commonLexemeShares({
+      source: 'memories',
+      lexemes: ['databas', 'nosuchword', "it's"],
+    });
+    expect(shares.has('nosuchword')).toBe(false);
+    for (const share of shares.values()) {
+      expect(share).toBeGreaterThan(0);
+      expect(share).toBeLessThanOrEqual(1);
+    }
+    expect(shares.get('databas')).toBeGreaterThan(0);
+  });
+
+  it('keeps tenants apart when the tenant key is not used in the index (large scopes)', async () => {
+    const other = await ctx.tenant();
+    await remember(other, { scope: 'tenant', type: 'fact', text: 'The production database is elsewhere' });
+    const repo = createSearchRepository(ctx.deps.database.db);
+    for (const tenantIndexed of [true, false]) {
+      const rows = await repo.candidates({
+        tenantId: t.tenantId,
+        source: 'memories',
+        terms: [{ lexeme: 'databas', query: "'databas'" }],
+        query: "'databas'",
+        filters: {},
+        now: ctx.clock.now(),
+        perTerm: 10,
+        scanLimit: 100,
+        tenantIndexed,
+      });
+      expect(rows.map((r) => r.text).sort()).toEqual([
+        'The production database is PostgreSQL 16 on the eu-west cluster',
+        'The staging database runs on a single small instance',
+      ]);
+      expect(rows[0]!.df).toEqual({ databas: 2 });
+    }
+  });
+});

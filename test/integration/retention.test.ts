@@ -1,0 +1,235 @@
+// The retention job, run directly with the test clock: what goes, what stays, counts, one winner.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  blobs,
+  channelMessages,
+  ingestEvents,
+  memories,
+  sessions,
+  tenants,
+  transcriptChunks,
+  transcriptEntries,
+} from '../../src/db/schema.js';
+import { memoryTextKey } from '../../src/core/memories.js';
+import { createTestApp, type TestContext } from '../helpers/app.js';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestApp();
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const DAY = 86_400_000;
+const uuid = (n: number) => `0190b3c2-7d1e-7abc-8def-${String(n).padStart(12, '0')}`;
+
+async function seed(tenantId: string, now: Date) {
+  const db = ctx.deps.database.db;
+  const old = new Date(now.getTime() - 40 * DAY);
+  const recent = new Date(now.getTime() - 2 * DAY);
+  await db.insert(channelMessages).values([
+    {
+      tenantId,
+      platform: 'slack',
+      channelId: 'C1',
+      messageId: 'old',
+      laneKey: 'root:C1',
+      ts: old,
+      text: 'old message',
+    },
+    {
+      tenantId,
+      platform: 'slack',
+      channelId: 'C1',
+      messageId: 'new',
+      laneKey: 'root:C1',
+      ts: recent,
+      text: 'new message',
+    },
+    {
+      tenantId,
+      platform: 'slack',
+      channelId: 'C1',
+      messageId: 'media',
+      laneKey: 'root:C1',
+      ts: recent,
+      text: 'a picture',
+      media: [{ artifact_id: uuid(903) }],
+    },
+  ]);
+  // Session 1: entirely old (idle). Session 2: old and recent turns.
+  await db.insert(sessions).values([
+    { tenantId, id: uuid(1), sessionKey: 'k1', createdAt: old, updatedAt: old },
+    { tenantId, id: uuid(2), sessionKey: 'k2', createdAt: old, updatedAt: recent },
+  ]);
+  const entry = (sessionId: string, seq: number, at: Date) => ({
+    tenantId,
+    sessionId,
+    seq,
+    laneKey: 'root:C1',
+    kind: 'message' as const,
+    role: 'user' as const,
+    content: [{ type: 'text', text: `turn ${seq}` }],
+    createdAt: at,
+  });
+  await db
+    .insert(transcriptEntries)
+    .values([entry(uuid(1), 1, old), entry(uuid(2), 1, old), entry(uuid(2), 2, recent)]);
+  const chunk = (sessionId: string, seq: number, at: Date) => ({
+    tenantId,
+    sessionId,
+    firstSeq: seq,
+    lastSeq: seq,
+    laneKey: 'root:C1',
+    sessionKey: 'k',
+    text: `turn ${seq}`,
+    startTs: at,
+    endTs: at,
+    createdAt: at,
+  });
+  await db
+    .insert(transcriptChunks)
+    .values([chunk(uuid(1), 1, old), chunk(uuid(2), 1, old), chunk(uuid(2), 2, recent)]);
+  const memory = (id: number, type: 'fact' | 'lane_summary', at: Date, expiresAt: Date | null = null) => ({
+    tenantId,
+    id: uuid(id),
+    scope: 'tenant' as const,
+    scopeKey: '',
+    type,
+    text: `memory ${id}`,
+    textKey: memoryTextKey(`memory ${id}`),
+    createdAt: at,
+    updatedAt: at,
+    expiresAt,
+  });
+  await db
+    .insert(memories)
+    .values([
+      memory(101, 'lane_summary', old),
+      memory(102, 'lane_summary', recent),
+      memory(103, 'fact', old),
+      memory(104, 'fact', recent, new Date(now.getTime() - 1000)),
+    ]);
+  const blob = (id: number, sessionId: string | null, at: Date) => ({
+    tenantId,
+    artifactId: uuid(id),
+    sha256: `sha-${tenantId}-${id}`,
+    mediaType: 'text/plain',
+    byteLength: 1,
+    kind: 'media' as const,
+    content: Buffer.from('x'),
+    sessionId,
+    createdAt: at,
+  });
+  await db.insert(blobs).values([
+    blob(901, uuid(1), recent), // tool result of the idle session that goes
+    blob(902, null, old), // old and named by nothing
+    blob(903, null, old), // old but a kept channel message shows it
+    blob(904, null, recent), // recent
+  ]);
+}
+
+async function remaining(tenantId: string) {
+  const db = ctx.deps.database.db;
+  const ids = async <T>(rows: Promise<T[]>, pick: (row: T) => string) => (await rows).map(pick).sort();
+  return {
+    messages: await ids(
+      db.select().from(channelMessages).where(eq(channelMessages.tenantId, tenantId)),
+      (r) => r.messageId,
+    ),
+    entries: await ids(
+      db.select().from(transcriptEntries).where(eq(transcriptEntries.tenantId, tenantId)),
+      (r) => `${r.sessionId.slice(-1)}:${r.seq}`,
+    ),
+    chunks: await ids(
+      db.select().from(transcriptChunks).where(eq(transcriptChunks.tenantId, tenantId)),
+      (r) => `${r.sessionId.slice(-1)}:${r.firstSeq}`,
+    ),
+    sessions: await ids(db.select().from(sessions).where(eq(sessions.tenantId, tenantId)), (r) =>
+      r.id.slice(-1),
+    ),
+    memories: await ids(db.select().from(memories).where(eq(memories.tenantId, tenantId)), (r) =>
+      r.id.slice(-3),
+    ),
+    blobs: await ids(db.select().from(blobs).where(eq(blobs.tenantId, tenantId)), (r) =>
+      r.artifactId.slice(-3),
+    ),
+  };
+}
+
+describe('runRetention', () => {
+  it('deletes what is older than the tenant retention period and reports counts', async () => {
+    const now = ctx.clock.now();
+    const kept = await ctx.tenant();
+    const purged = await ctx.tenant();
+    await ctx.deps.database.db
+      .update(tenants)
+      .set({ retentionDays: 30 })
+      .where(eq(tenants.id, purged.tenantId));
+    await seed(kept.tenantId, now);
+    await seed(purged.tenantId, now);
+    await ctx.deps.database.db.insert(ingestEvents).values([
+      {
+        tenantId: kept.tenantId,
+        source: 'slack',
+        eventId: 'E1',
+        receivedAt: new Date(now.getTime() - 8 * DAY),
+      },
+    ]);
+
+    const report = await ctx.app.services.retention.runRetention(now);
+    expect(report).toEqual({
+      ran: true,
+      tenants: 1,
+      complete: true,
+      counts: {
+        channel_messages: 1,
+        transcript_entries: 2,
+        // two old chunks of the purged tenant
+        transcript_chunks: 2,
+        sessions: 1,
+        derived_memories: 1,
+        // the expired fact, in both tenants
+        expired_memories: 2,
+        blobs: 2,
+        ingest_events: 1,
+      },
+    });
+    expect(await remaining(purged.tenantId)).toEqual({
+      messages: ['media', 'new'],
+      entries: ['2:2'],
+      chunks: ['2:2'],
+      sessions: ['2'],
+      // user-written facts stay; the old derived summary goes; the expired fact goes
+      memories: ['102', '103'],
+      blobs: ['903', '904'],
+    });
+    // A tenant without a retention period only loses expired memories.
+    const untouched = await remaining(kept.tenantId);
+    expect(untouched.messages).toEqual(['media', 'new', 'old']);
+    expect(untouched.entries).toHaveLength(3);
+    expect(untouched.memories).toEqual(['101', '102', '103']);
+    expect(untouched.blobs).toHaveLength(4);
+
+    // A second pass finds nothing more.
+    const again = await ctx.app.services.retention.runRetention(now);
+    expect(again.ran && Object.values(again.counts).every((n) => n === 0)).toBe(true);
+  });
+
+  it('lets one run win when several start at once', async () => {
+    const reports = await Promise.all([
+      ctx.app.services.retention.runRetention(ctx.clock.now()),
+      ctx.app.services.retention.runRetention(ctx.clock.now()),
+      ctx.app.services.retention.runRetention(ctx.clock.now()),
+    ]);
+    expect(reports.filter((r) => r.ran)).toHaveLength(1);
+    expect(reports.filter((r) => !r.ran)).toEqual([
+      { ran: false, reason: 'locked' },
+      { ran: false, reason: 'locked' },
+    ]);
+    // After it finished the lock is free again.
+    expect((await ctx.app.services.retention.runRetention(ctx.clock.now())).ran).toBe(true);
+  });
+});

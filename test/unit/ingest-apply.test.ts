@@ -1,0 +1,143 @@
+// The ingest state machine without a database: every order of the same events ends in one state.
+import { describe, expect, it } from 'vitest';
+import type { ChannelEvent } from '../../src/core/channel-events.js';
+import { applyChannelEvent, type ApplyContext, type MessageState } from '../../src/core/ingest-apply.js';
+
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
+const base = { platform: 'slack', channel_id: 'C' };
+const create = (id: string, minute: number, extra: Partial<ChannelEvent> = {}): ChannelEvent =>
+  ({
+    type: 'message.created',
+    ...base,
+    message_id: id,
+    ts: at(minute),
+    author: { id: 'U' },
+    text: `text ${id}`,
+    ...extra,
+  }) as ChannelEvent;
+const edit = (id: string, minute: number, text: string): ChannelEvent => ({
+  type: 'message.edited',
+  ...base,
+  message_id: id,
+  ts: at(minute),
+  text,
+});
+const del = (id: string, minute: number): ChannelEvent => ({
+  type: 'message.deleted',
+  ...base,
+  message_id: id,
+  ts: at(minute),
+});
+const react = (
+  type: 'reaction.added' | 'reaction.removed',
+  user: string,
+  minute: number,
+  name = 'eyes',
+): ChannelEvent => ({
+  type,
+  ...base,
+  message_id: 'm',
+  ts: at(minute),
+  reaction: name,
+  user_id: user,
+});
+
+function run(events: ChannelEvent[]) {
+  const ctx: ApplyContext = { messages: new Map(), replyLinks: new Map(), estimate: (t) => t.length };
+  const outcomes = events.map((e) => applyChannelEvent(ctx, e).outcome);
+  return { ctx, outcomes };
+}
+
+const view = (m: MessageState | undefined) =>
+  m && {
+    text: m.text,
+    isPlaceholder: m.isPlaceholder,
+    deleted: m.deletedAt !== null,
+    replyCount: m.replyCount,
+    lastReplyTs: m.lastReplyTs,
+    reactions: m.reactions,
+    laneKey: m.laneKey,
+    tokenEstimate: m.tokenEstimate,
+  };
+
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
+}
+
+function allOrdersAgree(events: ChannelEvent[]) {
+  const states = permutations(events).map((order) => {
+    const { ctx } = run(order);
+    return JSON.stringify([...ctx.messages.keys()].sort().map((id) => [id, view(ctx.messages.get(id))]));
+  });
+  expect([...new Set(states)]).toHaveLength(1);
+  return JSON.parse(states[0]!) as [string, ReturnType<typeof view>][];
+}
+
+describe('applyChannelEvent', () => {
+  it('converges for create, two edits and a reaction in every order', () => {
+    const final = new Map(
+      allOrdersAgree([
+        create('m', 1),
+        edit('m', 2, 'second'),
+        edit('m', 3, 'third'),
+        react('reaction.added', 'U1', 4),
+      ]),
+    );
+    expect(final.get('m')).toMatchObject({
+      text: 'third',
+      isPlaceholder: false,
+      reactions: { eyes: 1 },
+      tokenEstimate: 5,
+    });
+  });
+
+  it('converges for a root, two replies and a reply delete in every order', () => {
+    const final = new Map(
+      allOrdersAgree([
+        create('r', 1),
+        create('a', 2, { thread_id: 'r' }),
+        create('b', 3, { thread_id: 'r' }),
+        del('a', 5),
+      ]),
+    );
+    expect(final.get('r')).toMatchObject({ replyCount: 1, isPlaceholder: false });
+    expect(final.get('a')).toMatchObject({ deleted: true, text: '' });
+  });
+
+  it('converges for add/remove of the same reaction by several users in every order', () => {
+    const final = new Map(
+      allOrdersAgree([
+        create('m', 0),
+        react('reaction.added', 'U1', 1),
+        react('reaction.removed', 'U1', 2),
+        react('reaction.added', 'U2', 3),
+        react('reaction.added', 'U3', 4, 'tada'),
+      ]),
+    );
+    expect(final.get('m')!.reactions).toEqual({ eyes: 1, tada: 1 });
+  });
+
+  it('reports duplicates and ignored events with reasons', () => {
+    const { outcomes } = run([create('m', 1), create('m', 1), del('m', 2), edit('m', 3, 'x'), del('m', 4)]);
+    expect(outcomes).toEqual(['created', 'duplicate', 'updated', 'ignored', 'duplicate']);
+  });
+
+  it('makes a placeholder for anything that references an unseen message, and fills it on create', () => {
+    const { ctx, outcomes } = run([react('reaction.added', 'U1', 2), create('m', 1)]);
+    expect(outcomes).toEqual(['updated', 'created']);
+    expect(view(ctx.messages.get('m'))).toMatchObject({
+      isPlaceholder: false,
+      reactions: { eyes: 1 },
+      text: 'text m',
+    });
+  });
+
+  it('leaves an anonymous reaction removal with nothing to remove ignored', () => {
+    const anonymous = { ...react('reaction.removed', 'U1', 1), user_id: undefined } as ChannelEvent;
+    const { outcomes } = run([create('m', 0), anonymous]);
+    expect(outcomes).toEqual(['created', 'ignored']);
+  });
+});

@@ -1,0 +1,186 @@
+// Redaction corpus: secrets that must go, and look-alikes that must survive untouched.
+import { describe, expect, it } from 'vitest';
+import { passesLuhn, redactSecrets, type RedactionKind } from '../../src/core/redaction.js';
+
+const truePositives: { name: string; input: string; secret: string; kind: RedactionKind }[] = [
+  {
+    name: 'Anthropic key',
+    input: 'use sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcd for prod',
+    secret: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcd',
+    kind: 'anthropic_key',
+  },
+  {
+    name: 'OpenAI legacy key',
+    input: 'OPENAI key sk-AbCdEfGhIjKlMnOpQrStUvWxYz012345 ok',
+    secret: 'sk-AbCdEfGhIjKlMnOpQrStUvWxYz012345',
+    kind: 'openai_key',
+  },
+  {
+    name: 'OpenAI project key',
+    input: 'sk-proj-Zx9_Yw8-Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa',
+    secret: 'sk-proj-Zx9_Yw8-Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa',
+    kind: 'openai_key',
+  },
+  {
+    name: 'AWS access key',
+    input: 'id AKIAIOSFODNN7EXAMPLE.',
+    secret: 'AKIAIOSFODNN7EXAMPLE',
+    kind: 'aws_access_key',
+  },
+  {
+    name: 'GitHub classic token',
+    input: 'token ghp_0123456789abcdefghijABCDEFGHIJ012345 here',
+    secret: 'ghp_0123456789abcdefghijABCDEFGHIJ012345',
+    kind: 'github_token',
+  },
+  {
+    name: 'GitHub fine-grained token',
+    input: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz',
+    secret: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz',
+    kind: 'github_token',
+  },
+  {
+    name: 'Slack bot token',
+    input: 'SLACK xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
+    secret: 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
+    kind: 'slack_token',
+  },
+  {
+    name: 'Google API key',
+    input: 'maps key AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q end',
+    secret: 'AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q',
+    kind: 'google_api_key',
+  },
+  {
+    name: 'Stripe live key',
+    input: 'stripe: sk_live_51H8abcdefghijklmnopqrstuv',
+    secret: 'sk_live_51H8abcdefghijklmnopqrstuv',
+    kind: 'stripe_key',
+  },
+  {
+    name: 'JWT',
+    input:
+      'cookie eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+    secret:
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+    kind: 'jwt',
+  },
+  {
+    name: 'bearer token',
+    input: 'curl -H "Authorization: Bearer abcDEF123456ghiJKL789mno" https://x',
+    secret: 'abcDEF123456ghiJKL789mno',
+    kind: 'bearer_token',
+  },
+  {
+    name: 'password in a URL',
+    input: 'DATABASE_URL=postgres://admin:s3cr3t!pw@db.internal:5432/app',
+    secret: 's3cr3t!pw',
+    kind: 'password',
+  },
+  { name: 'password=value', input: 'login with password=hunter2 please', secret: 'hunter2', kind: 'secret' },
+  {
+    name: 'JSON password',
+    input: '{"user": "bob", "password": "correct horse battery"}',
+    secret: 'correct horse battery',
+    kind: 'secret',
+  },
+  { name: 'api_key: value', input: 'api_key: 9f8e7d6c5b4a', secret: '9f8e7d6c5b4a', kind: 'secret' },
+  { name: 'client_secret in env', input: 'CLIENT_SECRET=abc.def-ghi', secret: 'abc.def-ghi', kind: 'secret' },
+  {
+    name: 'Visa card',
+    input: 'card 4111 1111 1111 1111 exp 12/29',
+    secret: '4111 1111 1111 1111',
+    kind: 'card_number',
+  },
+  {
+    name: 'Mastercard, no spaces',
+    input: 'pay 5555555555554444 now',
+    secret: '5555555555554444',
+    kind: 'card_number',
+  },
+  {
+    name: 'Amex with dashes',
+    input: 'amex 3782-822463-10005',
+    secret: '3782-822463-10005',
+    kind: 'card_number',
+  },
+];
+
+const falsePositives: { name: string; input: string }[] = [
+  { name: 'UUID', input: 'session 0190b3c2-7d1e-7abc-8def-0123456789ab started' },
+  { name: 'git SHA', input: 'fixed in commit 3f5e2a9c1b7d4e6f8a0b2c4d6e8f0a1b3c5d7e9f' },
+  { name: 'phone number', input: 'call me at +1 (415) 555-0132 or 020 7946 0958' },
+  { name: 'ordinary numbers', input: 'we shipped 1,234,567 units; 3.14159; order #998877' },
+  { name: 'non-Luhn 16 digits', input: 'ref 4111 1111 1111 1112 and 1234567812345678' },
+  { name: 'millisecond timestamp', input: 'at 1700000000000 ms' },
+  { name: 'the word password in prose', input: 'I forgot my password again, can you reset it?' },
+  { name: 'max_tokens setting', input: 'set max_tokens=4096 and temperature=0.2' },
+  { name: 'task-like sk- word', input: 'the sk-learn package and risk-free plans' },
+  { name: 'URL without credentials', input: 'see https://example.com/path?q=1 and mailto:a@b.c' },
+  { name: 'IPv4 and version', input: 'host 10.0.12.7 runs v4.12.1' },
+  { name: 'already redacted', input: 'token [REDACTED:jwt] stays' },
+  { name: 'tokens count', input: 'used 1532 tokens: 1200 input' },
+];
+
+describe('redactSecrets', () => {
+  it.each(truePositives)('redacts $name', ({ input, secret, kind }) => {
+    const { text, counts } = redactSecrets(input);
+    expect(text).not.toContain(secret);
+    expect(text).toContain(`[REDACTED:${kind}]`);
+    expect(counts[kind]).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(falsePositives)('leaves $name alone', ({ input }) => {
+    expect(redactSecrets(input)).toEqual({ text: input, counts: {} });
+  });
+
+  it('redacts a whole private key block and keeps the text around it', () => {
+    const input = [
+      'here is the key:',
+      '-----BEGIN RSA PRIVATE KEY-----',
+      'MIIEpAIBAAKCAQEA1c7+abc/def==',
+      'Zm9vYmFy',
+      '-----END RSA PRIVATE KEY-----',
+      'thanks',
+    ].join('\n');
+    const { text, counts } = redactSecrets(input);
+    expect(text).toBe('here is the key:\n[REDACTED:private_key]\nthanks');
+    expect(counts).toEqual({ private_key: 1 });
+  });
+
+  it('redacts an unterminated private key block to the end', () => {
+    const { text } = redactSecrets('x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk');
+    expect(text).toBe('x [REDACTED:private_key]');
+  });
+
+  it('keeps the user of a URL and the key of a pair', () => {
+    expect(redactSecrets('redis://default:pa55word@cache:6379').text).toBe(
+      'redis://default:[REDACTED:password]@cache:6379',
+    );
+    expect(redactSecrets('"api_key": "abc123xyz"').text).toBe('"api_key": "[REDACTED:secret]"');
+    expect(redactSecrets('Authorization: Bearer abcdefghijklmnop1234').text).toBe(
+      'Authorization: Bearer [REDACTED:bearer_token]',
+    );
+  });
+
+  it('counts several secrets of several kinds', () => {
+    const { counts } = redactSecrets(
+      'AKIAIOSFODNN7EXAMPLE and AKIAI44QH8DHBEXAMPLE, card 4242424242424242, password=x1y2z3',
+    );
+    expect(counts).toEqual({ aws_access_key: 2, card_number: 1, secret: 1 });
+  });
+
+  it('is idempotent: redacting twice changes nothing more', () => {
+    const once = redactSecrets('password=hunter2 sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz01 4111111111111111');
+    expect(redactSecrets(once.text)).toEqual({ text: once.text, counts: {} });
+  });
+});
+
+describe('passesLuhn', () => {
+  it('accepts valid and rejects invalid numbers', () => {
+    expect(passesLuhn('4111111111111111')).toBe(true);
+    expect(passesLuhn('4111111111111112')).toBe(false);
+    expect(passesLuhn('79927398713')).toBe(true);
+    expect(passesLuhn('12a4')).toBe(false);
+  });
+});

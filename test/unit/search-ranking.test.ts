@@ -1,0 +1,117 @@
+// Query parsing and ranking: safe tsquery literals, tsvector parsing, BM25 relevance, recency, snippets.
+import { describe, expect, it } from 'vitest';
+import {
+  idf,
+  lexemesToScan,
+  makeSnippet,
+  recencyFactor,
+  relevance,
+  searchScore,
+} from '../../src/core/retrieval-ranking.js';
+import { orTsquery, queryWords, quoteLexeme } from '../../src/core/search-query.js';
+
+describe('queryWords', () => {
+  it('keeps letters and digits only, lower-cased and deduplicated', () => {
+    expect(queryWords("What's the DB's IP? 10.0.0.1 & | !(x) 'db'")).toEqual([
+      'what',
+      's',
+      'the',
+      'db',
+      'ip',
+      '10',
+      '0',
+      '1',
+      'x',
+    ]);
+    expect(queryWords('  ?!  ')).toEqual([]);
+    expect(queryWords('Ünïcödé データ')).toEqual(['ünïcödé', 'データ']);
+  });
+
+  it('caps the number of terms', () => {
+    expect(queryWords(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '))).toHaveLength(24);
+  });
+});
+
+describe('tsquery literals', () => {
+  it('quotes every lexeme so no operator survives', () => {
+    expect(quoteLexeme("it's")).toBe("'it''s'");
+    expect(quoteLexeme('a\\b')).toBe("'a\\\\b'");
+    expect(orTsquery(['databas', 'product'])).toBe("'databas' | 'product'");
+  });
+});
+
+describe('relevance and score', () => {
+  const stats = {
+    documents: 100,
+    averageLength: 5,
+    documentFrequency: new Map([
+      ['rare', 1],
+      ['common', 90],
+    ]),
+  };
+
+  it('weights rare terms above common ones and stays near [0,1]', () => {
+    // Documents of average length (5 lexemes), so length normalization is neutral.
+    const doc = (...terms: string[]) =>
+      new Map([...terms, 'f1', 'f2', 'f3', 'f4', 'f5'].slice(0, 5).map((t) => [t, 1] as [string, number]));
+    const rare = relevance(doc('rare'), 5, ['rare', 'common'], stats);
+    const common = relevance(doc('common'), 5, ['rare', 'common'], stats);
+    const both = relevance(doc('rare', 'common'), 5, ['rare', 'common'], stats);
+    expect(rare).toBeGreaterThan(common * 5);
+    expect(both).toBeGreaterThan(rare);
+    expect(both).toBeCloseTo(1, 1);
+    expect(relevance(new Map([['other', 3]]), 1, ['rare'], stats)).toBe(0);
+    expect(idf(100, 100)).toBeGreaterThan(0);
+  });
+
+  it('damps old items by at most the recency weight', () => {
+    expect(recencyFactor(0)).toBe(1);
+    expect(recencyFactor(-5)).toBe(1);
+    expect(recencyFactor(1e15)).toBeCloseTo(0.9, 5);
+    expect(searchScore(0.8, 0)).toBeCloseTo(0.8);
+    expect(searchScore(0.8, 30 * 86_400_000)).toBeCloseTo(0.8 * 0.95);
+    expect(searchScore(0.8, 1e15, 0)).toBe(0.8);
+  });
+});
+
+describe('makeSnippet', () => {
+  it('returns short texts whole and cuts long ones around the first match', () => {
+    expect(makeSnippet('short  text\nhere', ['text'])).toBe('short text here');
+    const text = `${'alpha '.repeat(80)}the migration failed ${'omega '.repeat(80)}`;
+    const snippet = makeSnippet(text, ['migrat'], 100);
+    expect(snippet).toContain('migration failed');
+    expect(snippet.startsWith('…') && snippet.endsWith('…')).toBe(true);
+    expect(snippet.length).toBeLessThanOrEqual(102);
+    expect(makeSnippet('x'.repeat(300), ['nomatch'], 50).startsWith('xxx')).toBe(true);
+  });
+
+  it('never splits a surrogate pair', () => {
+    const snippet = makeSnippet('😀'.repeat(200), ['x'], 51);
+    expect(snippet).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+});
+
+describe('lexemesToScan', () => {
+  const frequency = new Map([
+    ['the', 0.9],
+    ['deploy', 0.2],
+    ['rollback', 0.01],
+  ]);
+
+  it('scans every term of a small scope', () => {
+    expect(lexemesToScan(['the', 'deploy', 'rollback'], { large: false, frequency })).toEqual([
+      'the',
+      'deploy',
+      'rollback',
+    ]);
+  });
+
+  it('skips common terms of a large scope but keeps the two rarest', () => {
+    expect(lexemesToScan(['the', 'deploy', 'rollback', 'zebra'], { large: true, frequency })).toEqual([
+      'rollback',
+      'zebra',
+    ]);
+    expect(lexemesToScan(['the', 'deploy'], { large: true, frequency })).toEqual(['the', 'deploy']);
+    expect(lexemesToScan(['the', 'deploy', 'x'], { large: true, frequency }, 0.05, 1)).toEqual(['x']);
+  });
+});

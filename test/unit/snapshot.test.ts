@@ -1,0 +1,157 @@
+// ChannelSnapshot (§6.4) and the text cutting under it: window, snippets on multi-byte text,
+// replies_last_1h relative to the anchor, reaction order.
+import { describe, expect, it } from 'vitest';
+import {
+  buildChannelSnapshot,
+  formatReactions,
+  lastHourWindow,
+  type SnapshotMessage,
+} from '../../src/core/snapshot.js';
+import { collapseWhitespace, cutToBudget, snippet, takeGraphemes } from '../../src/core/text-cut.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0);
+const msg = (id: string, minutesBefore: number, extra: Partial<SnapshotMessage> = {}): SnapshotMessage => ({
+  messageId: id,
+  ts: T0 - minutesBefore * 60_000,
+  authorId: 'U1',
+  authorName: 'Ana',
+  authorIsBot: false,
+  text: `text of ${id}`,
+  media: [],
+  threadId: null,
+  topicId: null,
+  replyCount: 0,
+  lastReplyTs: null,
+  reactions: {},
+  ...extra,
+});
+const channel = { id: 'C1', name: 'general', platform: 'slack' };
+
+describe('buildChannelSnapshot', () => {
+  it('keeps the anchor in full and the N nearest earlier messages, oldest first', () => {
+    const long = 'word '.repeat(1000);
+    const anchor = msg('a', 0, { text: long, threadId: 'T', media: [{ filename: 'x.png' }] });
+    const adjacent = Array.from({ length: 30 }, (_, i) => msg(`m${i}`, i + 1));
+    const s = buildChannelSnapshot({
+      channel,
+      anchor,
+      adjacent: [...adjacent].reverse(),
+      repliesLastHour: new Map(),
+      adjacentCount: 20,
+    });
+    expect(s.schema_version).toBe('1.0');
+    expect(s.anchor).toMatchObject({
+      message_id: 'a',
+      text: long,
+      thread_id: 'T',
+      media: [{ filename: 'x.png' }],
+    });
+    expect(s.adjacent.map((m) => m.message_id)).toEqual(Array.from({ length: 20 }, (_, i) => `m${19 - i}`));
+    expect(s.adjacent[0]).toMatchObject({ thread_activity: null, has_media: false, reactions: [] });
+  });
+
+  it('never includes the anchor itself or anything after it; ties on time go by id', () => {
+    const anchor = msg('m5', 0);
+    const s = buildChannelSnapshot({
+      channel,
+      anchor,
+      adjacent: [msg('m5', 0), msg('m4', 0), msg('m6', 0), msg('later', -5)],
+      repliesLastHour: new Map(),
+    });
+    expect(s.adjacent.map((m) => m.message_id)).toEqual(['m4']);
+  });
+
+  it('reports thread activity with replies_last_1h as given for the anchor window', () => {
+    const root = msg('r', 90, { replyCount: 7, lastReplyTs: T0 - 10 * 60_000 });
+    const s = buildChannelSnapshot({
+      channel,
+      anchor: msg('a', 0),
+      adjacent: [root],
+      repliesLastHour: new Map([['r', 3]]),
+    });
+    expect(s.adjacent[0]!.thread_activity).toEqual({
+      reply_count: 7,
+      replies_last_1h: 3,
+      last_reply_ts: new Date(T0 - 600_000).toISOString(),
+    });
+    expect(lastHourWindow(T0)).toEqual({ from: T0 - 3_600_000, to: T0 });
+  });
+
+  it('is deterministic: the same input gives the same JSON', () => {
+    const input = {
+      channel,
+      anchor: msg('a', 0),
+      adjacent: [msg('b', 1), msg('c', 2)],
+      repliesLastHour: new Map(),
+    };
+    expect(JSON.stringify(buildChannelSnapshot(input))).toBe(JSON.stringify(buildChannelSnapshot(input)));
+  });
+
+  it('falls back to ids for a missing channel name and author name', () => {
+    const s = buildChannelSnapshot({
+      channel: { ...channel, name: null },
+      anchor: msg('a', 0, { authorName: null, authorIsBot: true }),
+      adjacent: [],
+      repliesLastHour: new Map(),
+    });
+    expect(s.channel.name).toBe('C1');
+    expect(s.anchor.author).toEqual({ user_id: 'U1', display_name: 'U1', is_bot: true });
+  });
+});
+
+describe('formatReactions', () => {
+  it('sorts by count, then name, as ":name: count"', () => {
+    expect(formatReactions({ eyes: 2, white_check_mark: 3, 'a-z': 2, zero: 0, '👍': 2 })).toEqual([
+      ':white_check_mark: 3',
+      ':a-z: 2',
+      ':eyes: 2',
+      ':👍: 2',
+    ]);
+  });
+});
+
+describe('snippets', () => {
+  it('cuts at 150 graphemes with "…" and collapses whitespace', () => {
+    const text = 'a\n\n b\t'.repeat(100);
+    const s = snippet(text, 150);
+    expect(s.endsWith('…')).toBe(true);
+    expect([...new Intl.Segmenter().segment(s)].length).toBeLessThanOrEqual(151);
+    expect(s).not.toMatch(/\s{2}|\n/);
+    expect(snippet('short text', 150)).toBe('short text');
+    expect(snippet('x'.repeat(150), 150)).toBe('x'.repeat(150));
+    expect(snippet('x'.repeat(151), 150)).toBe('x'.repeat(150) + '…');
+  });
+
+  it('never splits an emoji ZWJ sequence, a flag, a surrogate pair or a combining mark', () => {
+    const family = '👩‍👩‍👧‍👦';
+    const cases = [
+      family.repeat(200),
+      '🇯🇵'.repeat(200),
+      '𝄞'.repeat(200),
+      'e\u0301'.repeat(200),
+      '日本語'.repeat(100),
+    ];
+    for (const text of cases) {
+      const s = snippet(text, 150);
+      const head = s.slice(0, -1);
+      expect(text.startsWith(head)).toBe(true);
+      // Re-segmenting gives whole units of the source: no lone surrogate, no broken sequence.
+      expect(/[\ud800-\udbff](?![\udc00-\udfff])/.test(head)).toBe(false);
+      const unit = [...new Intl.Segmenter().segment(text)][0]!.segment;
+      expect(head.length % unit.length).toBe(0);
+    }
+  });
+
+  it('is stable across runs and cuts nothing from short multi-byte text', () => {
+    expect(snippet('héllo wörld 🎉', 150)).toBe('héllo wörld 🎉');
+    expect(takeGraphemes('abc', 0)).toEqual({ head: '', cut: true });
+    expect(collapseWhitespace('  a \n b  ')).toBe('a b');
+  });
+
+  it('cutToBudget finds the longest grapheme prefix that fits, or null', () => {
+    const cost = (s: string) => [...s].length;
+    expect(cutToBudget('abcdef', 4, cost)).toBe('abc…');
+    expect(cutToBudget('abcdef', 1, cost)).toBeNull();
+    expect(cutToBudget('👩‍👩‍👧‍👦👩‍👩‍👧‍👦', 8, cost)).toBe('👩‍👩‍👧‍👦…');
+  });
+});

@@ -1,0 +1,74 @@
+// The BPE default stays exact against o200k while staying linear on pathological runs; the
+// per-class estimator counts character classes and lands near the reference.
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { charProfile, classTokenCount, createClassTokenEstimator } from '../../src/core/token-classes.js';
+import { bpeCount, createTokenEstimator } from '../../src/core/tokens.js';
+
+const prose =
+  'Channel events arrive out of order: an edit before its create, a reply before its root. The store converges anyway, and every stored text gets a token estimate once, at write time.';
+const json = JSON.stringify({
+  id: 1,
+  name: 'contextd',
+  tags: ['a', 'b'],
+  nested: { deep: [1, 2, 3], url: 'https://example.com/x?y=z' },
+});
+
+describe('bpeCount', () => {
+  it('equals the reference tokenizer on ordinary text, JSON and code', () => {
+    for (const text of [
+      prose,
+      json,
+      JSON.stringify(JSON.parse(json), null, 2),
+      'const x = (a: number) => a * 2;\n',
+      '日本語のテキスト',
+    ]) {
+      expect(bpeCount(text)).toBe(countTokens(text));
+    }
+  });
+
+  it('stays within 5% of the reference on long single pre-tokens it counts in pieces', () => {
+    for (const text of [
+      'x'.repeat(3000),
+      '日本語のテキストと中文'.repeat(150),
+      '='.repeat(2000),
+      'ab'.repeat(1500) + ' tail',
+    ]) {
+      const reference = countTokens(text);
+      expect(Math.abs(bpeCount(text) - reference) / reference).toBeLessThan(0.05);
+    }
+  });
+
+  it('never splits a surrogate pair between pieces', () => {
+    const text = 'a'.repeat(63) + '𝒜'.repeat(100);
+    expect(bpeCount(text)).toBeGreaterThan(0);
+  });
+
+  it('applies the model factor in the default estimator', () => {
+    expect(createTokenEstimator(1).text(prose)).toBe(countTokens(prose));
+    expect(createTokenEstimator(1.5).text(prose)).toBe(Math.ceil(countTokens(prose) * 1.5));
+    expect(createTokenEstimator().text('')).toBe(0);
+  });
+});
+
+describe('per-class estimator', () => {
+  it('profiles character classes', () => {
+    // ascii words, ascii letters, digits, spaces, punctuation, newlines, cjk, emoji, other words, other letters
+    expect(charProfile('Hi 42, 日本 🚀\nпривет')).toEqual([1, 2, 2, 3, 1, 1, 2, 1, 1, 6]);
+  });
+
+  it('lands within 40% of the reference on prose, CJK and emoji chat', () => {
+    for (const text of [
+      prose,
+      '请在部署之前检查数据库迁移是否已经完成，并通知团队。',
+      'great job 🎉🎉 ship it 🚀 thanks 🙏',
+    ]) {
+      const reference = countTokens(text);
+      expect(Math.abs(classTokenCount(text) - reference) / reference).toBeLessThan(0.4);
+    }
+    expect(createClassTokenEstimator(1).text('')).toBe(0);
+    expect(createClassTokenEstimator(1).content([{ type: 'text', text: prose }])).toBe(
+      Math.ceil(classTokenCount(prose)),
+    );
+  });
+});
