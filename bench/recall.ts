@@ -19,84 +19,14 @@ import { createMemoriesService } from '../src/services/memories.service.js';
 import { createMemorySearchService } from '../src/services/memory-search.service.js';
 import { createMemoriesRepository } from '../src/store/memories.repository.js';
 import { createSearchRepository } from '../src/store/search.repository.js';
+import { CATEGORY_NAMES, parseEvidence, turnsOf, type Sample, type Turn } from './lib/locomo.js';
 import { arg, printTable, summarize } from './lib/measure.js';
 
 const KS = [5, 10, 25, 50] as const;
 /** DRAGON retrieval recall@k over dialog turns, all ten conversations (LoCoMo paper, via the data README). */
 const DRAGON: Record<string, number> = { '5': 0.567, '10': 0.662, '25': 0.767, '50': 0.827 };
-const CATEGORY_NAMES: Record<number, string> = {
-  1: 'multi-hop',
-  2: 'temporal',
-  3: 'open-domain',
-  4: 'single-hop',
-  5: 'adversarial',
-};
-
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-interface Sample {
-  sample_id: string;
-  conversation: Record<string, unknown>;
-  qa: { question: string; evidence?: unknown[]; category: number }[];
-}
-
-/** "1:56 pm on 8 May, 2023" → Date (UTC). */
-function parseSessionTime(value: string): Date {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(value);
-  if (!m) throw new Error(`unparseable session time: ${value}`);
-  const months = [
-    'january',
-    'february',
-    'march',
-    'april',
-    'may',
-    'june',
-    'july',
-    'august',
-    'september',
-    'october',
-    'november',
-    'december',
-  ];
-  let hour = Number(m[1]) % 12;
-  if (m[3]!.toLowerCase() === 'pm') hour += 12;
-  const month = months.indexOf(m[5]!.toLowerCase());
-  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));
-}
-
-/** Turns of a conversation in order, each with its time (session start plus one second per turn). */
-function turnsOf(sample: Sample): { turn: Turn; at: Date }[] {
-  const conv = sample.conversation;
-  const sessions = Object.keys(conv)
-    .map((k) => /^session_(\d+)$/.exec(k))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
-  const out: { turn: Turn; at: Date }[] = [];
-  for (const n of sessions) {
-    const start = parseSessionTime(String(conv[`session_${n}_date_time`]));
-    (conv[`session_${n}`] as Turn[]).forEach((turn, i) =>
-      out.push({ turn, at: new Date(start.getTime() + i * 1000) }),
-    );
-  }
-  return out;
-}
-
 const turnText = (turn: Turn) =>
   `${turn.speaker}: ${turn.text}${turn.blip_caption ? ` [image: ${turn.blip_caption}]` : ''}`;
-
-/** Evidence ids, parsed leniently ("D8:6; D9:17", "D:11:26"). */
-function parseEvidence(evidence: unknown[] | undefined): string[] {
-  const ids = new Set<string>();
-  for (const item of evidence ?? []) {
-    for (const m of String(item).matchAll(/D:?(\d+):(\d+)/g)) ids.add(`D${m[1]}:${m[2]}`);
-  }
-  return [...ids];
-}
 
 /** Plain Okapi BM25 (k1 1.2, b 0.75): lower-cased letter/digit tokens, no stemming, no stop list. */
 function createBm25(docs: { id: string; text: string }[]) {

@@ -1,0 +1,82 @@
+// LoCoMo data (../shared/data/locomo/README.md) as the benchmarks read it: samples, turns in order
+// with their times (session start plus one second per turn), evidence ids parsed leniently.
+
+export const CATEGORY_NAMES: Record<number, string> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+  5: 'adversarial',
+};
+
+export interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+export interface Question {
+  question: string;
+  answer?: unknown;
+  adversarial_answer?: unknown;
+  evidence?: unknown[];
+  category: number;
+}
+export interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown>;
+  qa: Question[];
+}
+
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+/** "1:56 pm on 8 May, 2023" → Date (UTC). */
+export function parseSessionTime(value: string): Date {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(value);
+  if (!m) throw new Error(`unparseable session time: ${value}`);
+  let hour = Number(m[1]) % 12;
+  if (m[3]!.toLowerCase() === 'pm') hour += 12;
+  return new Date(
+    Date.UTC(Number(m[6]), MONTHS.indexOf(m[5]!.toLowerCase()), Number(m[4]), hour, Number(m[2])),
+  );
+}
+
+/** Turns of a conversation in order, each with its time. */
+export function turnsOf(sample: Sample): { turn: Turn; at: Date }[] {
+  const conv = sample.conversation;
+  const numbers = Object.keys(conv)
+    .map((k) => /^session_(\d+)$/.exec(k))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+  const out: { turn: Turn; at: Date }[] = [];
+  for (const n of numbers) {
+    const start = parseSessionTime(String(conv[`session_${n}_date_time`]));
+    (conv[`session_${n}`] as Turn[]).forEach((turn, i) =>
+      out.push({ turn, at: new Date(start.getTime() + i * 1000) }),
+    );
+  }
+  return out;
+}
+
+/** Evidence ids, parsed leniently ("D8:6; D9:17", "D:11:26"). */
+export function parseEvidence(evidence: unknown[] | undefined): string[] {
+  const ids = new Set<string>();
+  for (const item of evidence ?? []) {
+    for (const m of String(item).matchAll(/D:?(\d+):(\d+)/g)) ids.add(`D${m[1]}:${m[2]}`);
+  }
+  return [...ids];
+}
