@@ -20,6 +20,7 @@ import {
   channelSize,
   openBenchDatabase,
   seedChannel,
+  vacuumAnalyze,
   TOPICAL,
   vocabulary,
 } from './lib/channel-fixture.js';
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
           `\rseeding ${channelId}: ${Math.min(size, from + SEED_CHUNK).toLocaleString()} rows`,
         );
       }
-      await database.db.execute(`analyze channel_messages` as never);
+      await vacuumAnalyze(database, ['channel_messages']);
       console.log(` in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
     const scope = { tenantId: BENCH_TENANT, platform: BENCH_PLATFORM, channelId };

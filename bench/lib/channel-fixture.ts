@@ -91,6 +91,16 @@ export async function channelSize(database: Database, channelId: string): Promis
   return Number(row?.n ?? 0);
 }
 
+/**
+ * VACUUM ANALYZE after a bulk load (ANALYZE on PGlite): without it the visibility map is empty
+ * (index-only scans visit the heap) and the planner has no statistics for the new rows.
+ */
+export async function vacuumAnalyze(database: Database, tables: string[]): Promise<void> {
+  for (const table of tables) {
+    await database.db.execute(sql.raw(`${database.kind === 'postgres' ? 'vacuum ' : ''}analyze ${table}`));
+  }
+}
+
 /** Inserts messages [from, to) of a synthetic channel. Idempotent per id. */
 export async function seedChannel(
   database: Database,

@@ -22,6 +22,16 @@ const SCAN_LIMIT = 2_000;
 const STATS_CAP = 50_000;
 const LARGE_SCOPE_SCAN_LIMIT = 500;
 const LENGTH_SAMPLE = 1_000;
+/**
+ * A scope of at most this many documents is searched by reading its rows (one statement for
+ * candidates and statistics) instead of through the GIN; see SearchRepository.scopeCandidates.
+ */
+const SCOPE_SCAN_MAX = 20_000;
+/** In a scope read, the most recent matches of a term that are ranked for its candidates. */
+const SCOPE_RANK_WINDOW = 500;
+/** A scope found larger than SCOPE_SCAN_MAX goes straight to the GIN path, with its statistics cached, for this long. */
+const LARGE_SCOPE_TTL_MS = 60_000;
+const LARGE_SCOPES_MAX = 10_000;
 
 export type SearchResultKind = 'memory' | 'transcript_chunk' | 'channel_message';
 
@@ -71,6 +81,12 @@ const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
 export function createMemorySearchService(deps: { search: SearchRepository }) {
   const { search } = deps;
+  /**
+   * Scopes recently found too large for a scope read, with their statistics (a document count
+   * capped at STATS_CAP and an average length): for LARGE_SCOPE_TTL_MS they skip the read and
+   * the count.
+   */
+  const largeScopes = new Map<string, { at: number; stats: { documents: number; averageLength: number } }>();
 
   async function searchMemory(params: SearchMemoryParams): Promise<SearchMemoryReply> {
     const filters = params.filters ?? {};
@@ -92,30 +108,55 @@ export function createMemorySearchService(deps: { search: SearchRepository }) {
 
     const perSource = await Promise.all(
       sources.map(async (source) => {
-        const stats = await search.corpusStats({
-          tenantId: params.tenantId,
-          source,
-          filters,
-          now: params.now,
-          cap: STATS_CAP,
-          sample: LENGTH_SAMPLE,
-        });
+        const scopeKey = JSON.stringify([params.tenantId, source, filters]);
+        const cached = largeScopes.get(scopeKey);
+        const fresh = cached !== undefined && Date.now() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
+        const small = fresh
+          ? null
+          : await search.scopeCandidates({
+              tenantId: params.tenantId,
+              source,
+              terms,
+              query,
+              filters,
+              now: params.now,
+              perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
+              scanLimit: SCAN_LIMIT,
+              rankWindow: Math.max(SCOPE_RANK_WINDOW, maxResults),
+              cap: SCOPE_SCAN_MAX,
+            });
+        if (small) largeScopes.delete(scopeKey);
+        let stats = small ? { documents: small.documents, averageLength: small.averageLength } : fresh?.stats;
+        if (!stats) {
+          stats = await search.corpusStats({
+            tenantId: params.tenantId,
+            source,
+            filters,
+            now: params.now,
+            cap: STATS_CAP,
+            sample: LENGTH_SAMPLE,
+          });
+          if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
+          largeScopes.set(scopeKey, { at: Date.now(), stats });
+        }
         const large = stats.documents >= STATS_CAP;
         const shares = large
           ? await search.commonLexemeShares({ source, lexemes })
           : new Map<string, number>();
         const scanned = lexemesToScan(lexemes, { large, frequency: shares });
-        const rows = await search.candidates({
-          tenantId: params.tenantId,
-          source,
-          terms: terms.filter((t) => scanned.includes(t.lexeme)),
-          query,
-          filters,
-          now: params.now,
-          perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
-          scanLimit: large ? LARGE_SCOPE_SCAN_LIMIT : SCAN_LIMIT,
-          tenantIndexed: !large,
-        });
+        const rows =
+          small?.rows ??
+          (await search.candidates({
+            tenantId: params.tenantId,
+            source,
+            terms: terms.filter((t) => scanned.includes(t.lexeme)),
+            query,
+            filters,
+            now: params.now,
+            perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
+            scanLimit: large ? LARGE_SCOPE_SCAN_LIMIT : SCAN_LIMIT,
+            tenantIndexed: !large,
+          }));
         // Skipped common terms: document frequency estimated from their share of the table.
         const documentFrequency = new Map(
           lexemes.map((lexeme) => [

@@ -41,6 +41,8 @@ export type CandidateRow = {
 
 interface SourceSql {
   table: SQL;
+  /** The document's time, as a column expression of `d`. */
+  time: SQL;
   columns: SQL;
   conditions(tenantId: string, filters: SearchFilters, now: Date, tenantIndexed?: boolean): SQL[];
 }
@@ -67,6 +69,7 @@ function tenantCondition(tenantId: string, tenantIndexed: boolean): SQL {
 const SOURCES: Record<SearchSource, SourceSql> = {
   memories: {
     table: sql`memories d`,
+    time: sql`d.updated_at`,
     columns: sql`d.id::text as id, d.text, d.tsv, d.updated_at as time, (d.metadata->>'lane_key') as lane_key,
       json_build_object('type', d.type, 'scope', d.scope, 'scope_key', d.scope_key, 'source', d.source,
         'metadata', d.metadata, 'created_at', d.created_at, 'expires_at', d.expires_at) as extra`,
@@ -89,6 +92,7 @@ const SOURCES: Record<SearchSource, SourceSql> = {
   },
   transcript_chunks: {
     table: sql`transcript_chunks d`,
+    time: sql`coalesce(d.end_ts, d.created_at)`,
     columns: sql`(d.session_id::text || ':' || d.first_seq) as id, d.text, d.tsv,
       coalesce(d.end_ts, d.created_at) as time, d.lane_key,
       json_build_object('session_id', d.session_id, 'session_key', d.session_key, 'first_seq', d.first_seq,
@@ -102,6 +106,7 @@ const SOURCES: Record<SearchSource, SourceSql> = {
   },
   channel_messages: {
     table: sql`channel_messages d`,
+    time: sql`d.ts`,
     columns: sql`(d.platform || ':' || d.channel_id || ':' || d.message_id) as id, d.text, d.tsv, d.ts as time,
       d.lane_key,
       json_build_object('platform', d.platform, 'channel_id', d.channel_id, 'message_id', d.message_id,
@@ -117,6 +122,30 @@ const SOURCES: Record<SearchSource, SourceSql> = {
     ],
   },
 };
+
+const termsJson = (terms: { lexeme: string; query: string }[]) =>
+  JSON.stringify(terms.map((t) => ({ lexeme: t.lexeme, q: t.query })));
+
+/** The winners' columns, term frequencies and document frequencies, from `docs`, `terms` and `picked`. */
+const winners = (
+  source: SourceSql,
+) => sql`select x.id, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
+    x.lane_key, x.extra, length(x.tsv) as length,
+    (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(x.tsv) u
+      where u.lexeme in (select t.lexeme from terms t)) as tf,
+    (select jsonb_object_agg(z.lexeme, z.df) from (select distinct lexeme, df from picked) z) as df
+  from docs p
+  cross join lateral (select ${source.columns} from ${source.table} where d.ctid = p.rid) x`;
+
+const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+const toCandidate = (r: CandidateRow): CandidateRow => ({
+  ...r,
+  time_ms: Number(r.time_ms),
+  length: Number(r.length),
+  extra: json<Record<string, unknown>>(r.extra),
+  tf: json<Record<string, number>>(r.tf) ?? {},
+  df: json<Record<string, number>>(r.df) ?? {},
+});
 
 export function createSearchRepository(db: Executor) {
   return {
@@ -172,23 +201,73 @@ export function createSearchRepository(db: Executor) {
             ) c
           ),
           docs as (select distinct rid from picked)
-          select x.id, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms, x.lane_key, x.extra,
-            length(x.tsv) as length,
-            (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(x.tsv) u
-              where u.lexeme in (select t.lexeme from terms t)) as tf,
-            (select jsonb_object_agg(z.lexeme, z.df) from (select distinct lexeme, df from picked) z) as df
-          from docs p
-          cross join lateral (select ${source.columns} from ${source.table} where d.ctid = p.rid) x`,
+          ${winners(source)}`,
       );
-      const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
-      return rows.map((r) => ({
-        ...r,
-        time_ms: Number(r.time_ms),
-        length: Number(r.length),
-        extra: json<Record<string, unknown>>(r.extra),
-        tf: json<Record<string, number>>(r.tf) ?? {},
-        df: json<Record<string, number>>(r.df) ?? {},
-      }));
+      return rows.map(toCandidate);
+    },
+
+    /**
+     * Candidates and corpus statistics of a small scope in one statement, or null when the scope
+     * holds more than `cap` documents. The scope's rows (at most cap + 1) are read
+     * once through its btree and each term is tested against them, instead of the table-wide GIN
+     * bitmaps, whose cost follows how often a term occurs in the whole table (every channel and
+     * tenant), not in the scope. Per term: its matches up to `scanLimit` give its document
+     * frequency; the most recent `rankWindow` of them are ranked by ts_rank_cd (~6 µs a row) and
+     * the best `perTerm` kept.
+     */
+    async scopeCandidates(
+      params: {
+        tenantId: string;
+        source: SearchSource;
+        terms: { lexeme: string; query: string }[];
+        query: string;
+        filters: SearchFilters;
+        now: Date;
+        perTerm: number;
+        scanLimit: number;
+        rankWindow: number;
+        cap: number;
+      },
+      tx: Executor = db,
+    ): Promise<{ documents: number; averageLength: number; rows: CandidateRow[] } | null> {
+      const source = SOURCES[params.source];
+      const where = sql.join(source.conditions(params.tenantId, params.filters, params.now), sql` and `);
+      const rows = await queryRows<CandidateRow & { documents: number; avgdl: number | null }>(
+        tx,
+        sql`with terms as (
+            select t.lexeme, t.q::tsquery as q
+            from jsonb_to_recordset(${termsJson(params.terms)}::jsonb) as t(lexeme text, q text)
+          ),
+          scope as materialized (
+            select d.ctid as rid, d.tsv, ${source.time} as time from ${source.table} where ${where}
+            limit ${params.cap + 1}
+          ),
+          stats as (select count(*)::int as documents, avg(length(tsv))::float8 as avgdl from scope),
+          picked as (
+            select t.lexeme, c.rid, c.df
+            from terms t
+            cross join lateral (
+              select s.rid, s.df
+              from (select m.rid, m.tsv, count(*) over () as df,
+                  row_number() over (order by m.time desc, m.rid) as n
+                from (select s.rid, s.tsv, s.time from scope s where s.tsv @@ t.q limit ${params.scanLimit}) m) s
+              where s.n <= ${params.rankWindow}
+              order by ts_rank_cd(s.tsv, ${params.query}::tsquery) desc, s.rid
+              limit ${params.perTerm}
+            ) c
+            where (select documents from stats) <= ${params.cap}
+          ),
+          docs as (select distinct rid from picked),
+          found as (${winners(source)})
+          select st.documents, st.avgdl, f.* from stats st left join found f on true`,
+      );
+      const documents = Number(rows[0]?.documents ?? 0);
+      if (documents > params.cap) return null;
+      return {
+        documents,
+        averageLength: Number(rows[0]?.avgdl ?? 0),
+        rows: rows.filter((r) => r.id !== null).map(({ documents: _n, avgdl: _a, ...r }) => toCandidate(r)),
+      };
     },
 
     /**
