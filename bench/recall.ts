@@ -16,6 +16,7 @@ import { runMigrations } from '../src/db/migrate.js';
 import { tenants } from '../src/db/schema.js';
 import { createIdempotencyService } from '../src/services/idempotency.js';
 import { createMemoriesService } from '../src/services/memories.service.js';
+import { systemClock } from '../src/clock.js';
 import { createMemorySearchService } from '../src/services/memory-search.service.js';
 import { createMemoriesRepository } from '../src/store/memories.repository.js';
 import { createSearchRepository } from '../src/store/search.repository.js';
@@ -106,7 +107,10 @@ async function main(): Promise<void> {
     clock,
     ids,
   });
-  const { searchMemory } = createMemorySearchService({ search: createSearchRepository(db) });
+  const { searchMemory } = createMemorySearchService({
+    search: createSearchRepository(db),
+    clock: systemClock,
+  });
 
   const buckets = new Map<number, Bucket>();
   const latencies: number[] = [];

@@ -12,6 +12,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
+import { systemClock } from '../src/clock.js';
 import { createMemorySearchService } from '../src/services/memory-search.service.js';
 import { createSearchRepository } from '../src/store/search.repository.js';
 import { arg, latency, latencyRow, printTable, rng } from './lib/measure.js';
@@ -77,7 +78,10 @@ async function main(): Promise<void> {
     await db.execute(sql`vacuum analyze transcript_chunks`);
   }
 
-  const { searchMemory } = createMemorySearchService({ search: createSearchRepository(db) });
+  const { searchMemory } = createMemorySearchService({
+    search: createSearchRepository(db),
+    clock: systemClock,
+  });
   const random = rng(42);
   const word = () => `w${Math.floor(Math.pow(random(), SKEW) * VOCABULARY)}`;
   const queries = Array.from({ length: runs }, () =>

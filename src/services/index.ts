@@ -42,7 +42,7 @@ export function createServices(deps: AppDeps) {
       clock: deps.clock,
       ids: deps.ids,
     }),
-    memorySearch: createMemorySearchService({ search: createSearchRepository(db) }),
+    memorySearch: createMemorySearchService({ search: createSearchRepository(db), clock: deps.clock }),
     chunks,
     retention: createRetentionService({
       retention: createRetentionRepository(db),

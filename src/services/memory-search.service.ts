@@ -9,6 +9,7 @@ import {
   RECENCY_WEIGHT,
 } from '../core/retrieval-ranking.js';
 import { orTsquery, queryWords, quoteLexeme } from '../core/search-query.js';
+import type { Clock } from '../clock.js';
 import type { SearchFilters, SearchRepository, SearchSource } from '../store/search.repository.js';
 
 /** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
@@ -79,8 +80,8 @@ const KIND: Record<SearchSource, SearchResultKind> = {
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
-export function createMemorySearchService(deps: { search: SearchRepository }) {
-  const { search } = deps;
+export function createMemorySearchService(deps: { search: SearchRepository; clock: Clock }) {
+  const { search, clock } = deps;
   /**
    * Scopes recently found too large for a scope read, with their statistics (a document count
    * capped at STATS_CAP and an average length): for LARGE_SCOPE_TTL_MS they skip the read and
@@ -110,7 +111,8 @@ export function createMemorySearchService(deps: { search: SearchRepository }) {
       sources.map(async (source) => {
         const scopeKey = JSON.stringify([params.tenantId, source, filters]);
         const cached = largeScopes.get(scopeKey);
-        const fresh = cached !== undefined && Date.now() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
+        const fresh =
+          cached !== undefined && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
         const small = fresh
           ? null
           : await search.scopeCandidates({
@@ -137,7 +139,7 @@ export function createMemorySearchService(deps: { search: SearchRepository }) {
             sample: LENGTH_SAMPLE,
           });
           if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
-          largeScopes.set(scopeKey, { at: Date.now(), stats });
+          largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
         }
         const large = stats.documents >= STATS_CAP;
         const shares = large
