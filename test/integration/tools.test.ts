@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferralNote } from '../../src/core/tool-deferral.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
+import { at, ingest } from '../helpers/channel.js';
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -17,25 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ctx.close();
 });
-
-const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
-
-async function ingest(tenant: TestTenant, channelId: string, messages: Record<string, unknown>[]) {
-  const response = await tenant.inject({
-    method: 'POST',
-    url: '/v1/events',
-    payload: {
-      events: messages.map((m) => ({
-        type: 'message.created',
-        platform: 'slack',
-        channel_id: channelId,
-        author: { id: 'U1', name: 'Ana' },
-        ...m,
-      })),
-    },
-  });
-  expect(response.statusCode).toBe(200);
-}
 
 async function session(tenant: TestTenant, payload: Record<string, unknown>) {
   const response = await tenant.inject({ method: 'POST', url: '/v1/sessions', payload });
