@@ -11,11 +11,8 @@
 import { writeFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { uuidV7Ids, systemClock } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
-import { createTokenEstimator } from '../src/core/tokens.js';
-import { createLocks, type AppDeps } from '../src/deps.js';
-import { createMetrics } from '../src/plugins/metrics.js';
+import { localDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/store/tenants.repository.js';
 import {
   BENCH_PLATFORM,
@@ -49,19 +46,8 @@ async function main(): Promise<void> {
   const longTurns = Number(arg('long-turns') ?? 200);
 
   const database = await openBenchDatabase('contextd_bench_assemble');
-  const metrics = createMetrics();
   const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
-  const deps: AppDeps = {
-    config,
-    database,
-    redis: null,
-    locks: createLocks(database, null, metrics, 'bench:'),
-    clock: systemClock,
-    ids: uuidV7Ids,
-    estimator: createTokenEstimator(),
-    metrics,
-    redisPrefix: 'bench:',
-  };
+  const deps = localDeps(config, database);
   const app = await buildApp(deps, { logger: false });
   await app.ready();
   const floor = await floorApp(database.db);

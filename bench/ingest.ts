@@ -9,11 +9,8 @@
 //   … -- --batches 200 --singles 5000
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app.js';
-import { systemClock, uuidV7Ids } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
-import { createTokenEstimator } from '../src/core/tokens.js';
-import { createLocks, type AppDeps } from '../src/deps.js';
-import { createMetrics } from '../src/plugins/metrics.js';
+import { localDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/store/tenants.repository.js';
 import { openBenchDatabase } from './lib/channel-fixture.js';
 import { arg, floorApp, int, machineLine, ms, printTable, rng, throughput } from './lib/measure.js';
@@ -96,18 +93,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '100000000',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   });
-  const metrics = createMetrics();
-  const deps: AppDeps = {
-    config,
-    database,
-    redis: null,
-    locks: createLocks(database, null, metrics, 'bench:'),
-    clock: systemClock,
-    ids: uuidV7Ids,
-    estimator: createTokenEstimator(),
-    metrics,
-    redisPrefix: 'bench:',
-  };
+  const deps = localDeps(config, database);
   const app = await buildApp(deps, { logger: false });
   await app.ready();
   const tenantId = `bench_${randomBytes(4).toString('hex')}`;

@@ -103,6 +103,22 @@ export async function createDeps(
   };
 }
 
+/** Deps around an already open database with no Redis (embedded tools: OpenAPI rendering, benchmarks). */
+export function localDeps(config: Config, database: Database): AppDeps {
+  const metrics = createMetrics();
+  return {
+    config,
+    database,
+    redis: null,
+    locks: createLocks(database, null, metrics, ''),
+    clock: systemClock,
+    ids: uuidV7Ids,
+    estimator: createTokenEstimator(),
+    metrics,
+    redisPrefix: '',
+  };
+}
+
 /** Closes what createDeps opened, locks first so their releases still reach their backends. */
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.locks.close();
