@@ -123,6 +123,20 @@ const SOURCES: Record<SearchSource, SourceSql> = {
   },
 };
 
+/** What both candidate queries take. */
+interface CandidateQuery {
+  tenantId: string;
+  source: SearchSource;
+  /** Per lexeme: its quoted tsquery literal. */
+  terms: { lexeme: string; query: string }[];
+  /** The whole query (OR of every lexeme) as a tsquery literal, for ts_rank_cd. */
+  query: string;
+  filters: SearchFilters;
+  now: Date;
+  perTerm: number;
+  scanLimit: number;
+}
+
 const termsJson = (terms: { lexeme: string; query: string }[]) =>
   JSON.stringify(terms.map((t) => ({ lexeme: t.lexeme, q: t.query })));
 
@@ -160,17 +174,7 @@ export function createSearchRepository(db: Executor) {
     },
 
     async candidates(
-      params: {
-        tenantId: string;
-        source: SearchSource;
-        /** Per lexeme: its quoted tsquery literal. */
-        terms: { lexeme: string; query: string }[];
-        /** The whole query (OR of every lexeme) as a tsquery literal, for ts_rank_cd. */
-        query: string;
-        filters: SearchFilters;
-        now: Date;
-        perTerm: number;
-        scanLimit: number;
+      params: CandidateQuery & {
         /** False for a scope so large that the tenant key is not worth using in the GIN. */
         tenantIndexed?: boolean;
       },
@@ -185,9 +189,7 @@ export function createSearchRepository(db: Executor) {
         tx,
         // Per term: rank only (ctid, tsv) of the capped scan, then fetch the few winners' columns by ctid.
         sql`with terms as (
-            select t.lexeme, t.q::tsquery as q from jsonb_to_recordset(${JSON.stringify(
-              params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query })),
-            )}::jsonb) as t(lexeme text, q text)
+            select t.lexeme, t.q::tsquery as q from jsonb_to_recordset(${termsJson(params.terms)}::jsonb) as t(lexeme text, q text)
           ),
           picked as (
             select t.lexeme, c.rid, c.df
@@ -216,18 +218,7 @@ export function createSearchRepository(db: Executor) {
      * the best `perTerm` kept.
      */
     async scopeCandidates(
-      params: {
-        tenantId: string;
-        source: SearchSource;
-        terms: { lexeme: string; query: string }[];
-        query: string;
-        filters: SearchFilters;
-        now: Date;
-        perTerm: number;
-        scanLimit: number;
-        rankWindow: number;
-        cap: number;
-      },
+      params: CandidateQuery & { rankWindow: number; cap: number },
       tx: Executor = db,
     ): Promise<{ documents: number; averageLength: number; rows: CandidateRow[] } | null> {
       const source = SOURCES[params.source];
