@@ -18,25 +18,28 @@ export interface CorpusStats {
   documentFrequency: ReadonlyMap<string, number>;
 }
 
-/** A term found in more than this share of a large scope is not scanned for candidates. */
-export const COMMON_TERM_SHARE = 0.05;
+/** In a large scope, only lexemes in at most this share of the table's rows bring candidates in… */
+export const RARE_TERM_SHARE = 0.02;
+/** …and at most this many of them (the rarest), so the GIN walks a bounded set of posting lists. */
+export const RARE_TERMS_MAX = 3;
 
 /**
- * Which query lexemes get a candidate scan. In a large scope (its document count reached the cap)
- * a lexeme that Postgres' statistics say occurs in more than `maxShare` of the rows is skipped:
- * its GIN bitmap is huge and its IDF tiny, and documents holding it still score for it when
- * another term brings them in. The `keep` least common lexemes are always scanned.
+ * The lexemes whose documents are candidates in a large scope, rarest first: those that Postgres'
+ * statistics (`most_common_elems` of the tsv column, table-wide; absent means rarer than every
+ * listed lexeme) put in at most `maxShare` of the rows, at most `max` of them; when none is that
+ * rare, the two least common. Common lexemes still count in the ranking of the documents the rare
+ * ones bring in; their own posting lists are too long to walk and their IDF is small.
  */
-export function lexemesToScan(
+export function rareLexemes(
   lexemes: readonly string[],
-  scope: { large: boolean; frequency: ReadonlyMap<string, number> },
-  maxShare = COMMON_TERM_SHARE,
-  keep = 2,
+  share: ReadonlyMap<string, number>,
+  maxShare = RARE_TERM_SHARE,
+  max = RARE_TERMS_MAX,
 ): string[] {
-  if (!scope.large) return [...lexemes];
-  const share = (lexeme: string) => scope.frequency.get(lexeme) ?? 0;
-  const rarest = new Set([...lexemes].sort((a, b) => share(a) - share(b)).slice(0, keep));
-  return lexemes.filter((lexeme) => rarest.has(lexeme) || share(lexeme) <= maxShare);
+  const of = (lexeme: string) => share.get(lexeme) ?? 0;
+  const byRarity = [...lexemes].sort((a, b) => of(a) - of(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const rare = byRarity.filter((lexeme) => of(lexeme) <= maxShare).slice(0, max);
+  return rare.length > 0 ? rare : byRarity.slice(0, 2);
 }
 
 /** BM25 inverse document frequency, never negative. */

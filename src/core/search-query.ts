@@ -29,3 +29,16 @@ export function quoteLexeme(lexeme: string): string {
 export function orTsquery(lexemes: readonly string[]): string {
   return lexemes.map(quoteLexeme).join(' | ');
 }
+
+/**
+ * Documents holding at least two of the lexemes: `('a' & 'b') | ('a' & 'c') | ('b' & 'c')`. With
+ * one lexeme, that lexeme alone.
+ */
+export function pairsTsquery(lexemes: readonly string[]): string {
+  if (lexemes.length < 2) return orTsquery(lexemes);
+  const pairs: string[] = [];
+  for (let i = 0; i < lexemes.length; i += 1)
+    for (let j = i + 1; j < lexemes.length; j += 1)
+      pairs.push(`(${quoteLexeme(lexemes[i]!)} & ${quoteLexeme(lexemes[j]!)})`);
+  return pairs.join(' | ');
+}

@@ -52,8 +52,23 @@ export function createIngestService(deps: {
     params: { tenantId: string; messages: { platform: string; channelId: string; messageId: string }[] },
   ) => Promise<unknown>)[] = [];
 
-  async function ingestInTx(tenantId: string, events: ChannelEvent[], tx: Executor): Promise<IngestResult> {
+  /** Token estimates of the batch's texts, computed before the transaction so the locks are held for less. */
+  function estimateTexts(events: ChannelEvent[]): Map<string, number> {
+    const estimates = new Map<string, number>();
+    for (const event of events)
+      if ('text' in event && typeof event.text === 'string' && !estimates.has(event.text))
+        estimates.set(event.text, estimator.text(event.text));
+    return estimates;
+  }
+
+  async function ingestInTx(
+    tenantId: string,
+    events: ChannelEvent[],
+    tx: Executor,
+    estimates = estimateTexts(events),
+  ): Promise<IngestResult> {
     const results: (IngestItemResult | undefined)[] = new Array(events.length);
+    const estimate = (text: string) => estimates.get(text) ?? estimator.text(text);
 
     // Event ids: a repeat inside the batch or of an earlier batch is a duplicate.
     const duplicateByEventId = new Set<number>();
@@ -71,14 +86,6 @@ export function createIngestService(deps: {
       list.push({ index, id: event.event_id });
       bySource.set(event.platform, list);
     });
-    for (const [source, items] of bySource) {
-      const fresh = await channels.recordEventIds(
-        { tenantId, source, eventIds: items.map((i) => i.id), at: clock.now() },
-        tx,
-      );
-      for (const item of items) if (!fresh.has(item.id)) duplicateByEventId.add(item.index);
-    }
-
     // One group per channel, locked in a fixed order so two batches cannot deadlock.
     const groups = new Map<string, ChannelGroup>();
     events.forEach((event, index) => {
@@ -89,7 +96,7 @@ export function createIngestService(deps: {
           platform: event.platform,
           channelId: event.channel_id,
           indexes: [],
-          ctx: { messages: new Map(), replyLinks: new Map(), estimate: (t) => estimator.text(t) },
+          ctx: { messages: new Map(), replyLinks: new Map(), estimate },
           touched: new Set(),
           relanes: [],
           channel: { platform: event.platform, channelId: event.channel_id },
@@ -102,9 +109,10 @@ export function createIngestService(deps: {
     });
     const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
 
-    await channels.lockChannels({ tenantId, channels: ordered }, tx);
-    // Every referenced row of every channel in one query; then the parents of loaded replies (a
-    // delete of a stored reply updates its parent's counters); then the reply chains.
+    // The locks, the event ids, every referenced row of every channel and the reply chains are
+    // sent together: pipelined on the transaction's connection, they run in this order (the
+    // reads after the locks) for one round trip. Then the parents of loaded replies (a delete
+    // of a stored reply updates its parent's counters), when some are missing.
     const groupOf = (platform: string, channelId: string) => groups.get(`${platform}\u0000${channelId}`)!;
     const refs = ordered.flatMap((g) =>
       referencedIds(g.indexes.map((i) => events[i]!)).map((messageId) => ({
@@ -113,16 +121,6 @@ export function createIngestService(deps: {
         messageId,
       })),
     );
-    const store = (rows: MessageState[]) => {
-      for (const row of rows) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
-    };
-    store(await channels.loadMessages({ tenantId, keys: refs }, tx));
-    const parents = ordered.flatMap((g) =>
-      [...new Set([...g.ctx.messages.values()].map(parentOf))]
-        .filter((id): id is string => !!id && !g.ctx.messages.has(id))
-        .map((messageId) => ({ platform: g.platform, channelId: g.channelId, messageId })),
-    );
-    store(await channels.loadMessages({ tenantId, keys: parents }, tx));
     const replyParents = ordered.flatMap((g) =>
       g.indexes.flatMap((i) => {
         const e = events[i]!;
@@ -131,12 +129,28 @@ export function createIngestService(deps: {
           : [];
       }),
     );
-    for (const link of await channels.loadReplyChains(
-      { tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS },
-      tx,
-    )) {
-      groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
-    }
+    const locked = channels.lockChannels({ tenantId, channels: ordered }, tx);
+    const recorded = [...bySource].map(async ([source, items]) => {
+      const fresh = await channels.recordEventIds(
+        { tenantId, source, eventIds: items.map((i) => i.id), at: clock.now() },
+        tx,
+      );
+      for (const item of items) if (!fresh.has(item.id)) duplicateByEventId.add(item.index);
+    });
+    const loaded = channels.loadMessages({ tenantId, keys: refs }, tx);
+    const chains = channels.loadReplyChains({ tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS }, tx);
+    const [, , referenced, links] = await Promise.all([locked, Promise.all(recorded), loaded, chains]);
+    const store = (rows: MessageState[]) => {
+      for (const row of rows) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
+    };
+    store(referenced);
+    const parents = ordered.flatMap((g) =>
+      [...new Set([...g.ctx.messages.values()].map(parentOf))]
+        .filter((id): id is string => !!id && !g.ctx.messages.has(id))
+        .map((messageId) => ({ platform: g.platform, channelId: g.channelId, messageId })),
+    );
+    store(await channels.loadMessages({ tenantId, keys: parents }, tx));
+    for (const link of links) groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
 
     events.forEach((event, index) => {
       const base = { index, type: event.type, message_id: event.message_id };
@@ -162,10 +176,12 @@ export function createIngestService(deps: {
     });
 
     const rows: MessageState[] = ordered.flatMap((g) => [...g.touched].map((id) => g.ctx.messages.get(id)!));
-    await channels.upsertMessages({ tenantId, messages: rows }, tx);
-    for (const relane of ordered.flatMap((g) => g.relanes))
-      await channels.renameLane({ tenantId, ...relane }, tx);
-    await channels.upsertChannels({ tenantId, channels: ordered.map((g) => g.channel) }, tx);
+    // Pipelined like the reads: the upsert, then the lane renames, then the channels.
+    await Promise.all([
+      channels.upsertMessages({ tenantId, messages: rows }, tx),
+      ...ordered.flatMap((g) => g.relanes).map((relane) => channels.renameLane({ tenantId, ...relane }, tx)),
+      channels.upsertChannels({ tenantId, channels: ordered.map((g) => g.channel) }, tx),
+    ]);
 
     const final = results as IngestItemResult[];
     // Lanes may have moved after an item was applied (a late parent): report where they ended.
@@ -197,8 +213,9 @@ export function createIngestService(deps: {
     },
     /** Applies a validated batch. Pass `tx` to run inside a caller's transaction (Idempotency-Key). */
     async ingest({ tenantId, events }: { tenantId: string; events: ChannelEvent[] }, tx?: Executor) {
-      if (tx) return ingestInTx(tenantId, events, tx);
-      return deps.db.transaction((t) => ingestInTx(tenantId, events, t));
+      const estimates = estimateTexts(events);
+      if (tx) return ingestInTx(tenantId, events, tx, estimates);
+      return deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates));
     },
   };
 }

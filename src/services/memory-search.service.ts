@@ -2,13 +2,14 @@
 // full-text candidates from Postgres, BM25-style ranking with recency, lane scoping, snippets.
 // One function serves POST /v1/memories/search, the memory_search tool and assembly's retrieval.
 import {
-  lexemesToScan,
+  idf,
   makeSnippet,
+  rareLexemes,
   relevance,
   searchScore,
   RECENCY_WEIGHT,
 } from '../core/retrieval-ranking.js';
-import { orTsquery, queryWords, quoteLexeme } from '../core/search-query.js';
+import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from '../core/search-query.js';
 import type { Clock } from '../clock.js';
 import type { SearchFilters, SearchRepository, SearchSource } from '../store/search.repository.js';
 
@@ -19,10 +20,17 @@ export const MAX_MAX_RESULTS = 100;
 /** Candidates per query term and the scan behind them: bounds latency on large tenants. */
 const PER_TERM_CANDIDATES = 100;
 const SCAN_LIMIT = 2_000;
-/** A scope with at least STATS_CAP documents is large: common terms skipped, smaller scans. */
+/** Documents counted (and sampled for the average length) in a scope too large to read. */
 const STATS_CAP = 50_000;
-const LARGE_SCOPE_SCAN_LIMIT = 500;
 const LENGTH_SAMPLE = 1_000;
+/**
+ * Large scopes: documents holding two of the rare query lexemes, at most PAIR_SCAN_LIMIT of them
+ * (few: two rare lexemes rarely meet), the best LARGE_KEEP ranked; when that finds fewer than
+ * the results asked for, the rarest lexeme's own documents too (at most RAREST_SCAN_LIMIT read).
+ */
+const PAIR_SCAN_LIMIT = 300;
+const RAREST_SCAN_LIMIT = 100;
+const LARGE_KEEP = 20;
 /**
  * A scope of at most this many documents is searched by reading its rows (one statement for
  * candidates and statistics) instead of through the GIN; see SearchRepository.scopeCandidates.
@@ -30,7 +38,7 @@ const LENGTH_SAMPLE = 1_000;
 const SCOPE_SCAN_MAX = 20_000;
 /** In a scope read, the most recent matches of a term that are ranked for its candidates. */
 const SCOPE_RANK_WINDOW = 500;
-/** A scope found larger than SCOPE_SCAN_MAX goes straight to the GIN path, with its statistics cached, for this long. */
+/** A scope found larger than SCOPE_SCAN_MAX goes straight to the rare-lexeme path, with its statistics cached, for this long. */
 const LARGE_SCOPE_TTL_MS = 60_000;
 const LARGE_SCOPES_MAX = 10_000;
 
@@ -89,6 +97,18 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
    */
   const largeScopes = new Map<string, { at: number; stats: { documents: number; averageLength: number } }>();
 
+  /** Per source: the table's common-lexeme shares (SearchRepository.lexemeShares), for LARGE_SCOPE_TTL_MS. */
+  const shareCache = new Map<SearchSource, { at: number; shares: Promise<Map<string, number>> }>();
+  function tableShares(source: SearchSource): Promise<Map<string, number>> {
+    const now = clock.now().getTime();
+    const cached = shareCache.get(source);
+    if (cached && now - cached.at < LARGE_SCOPE_TTL_MS) return cached.shares;
+    const shares = search.lexemeShares({ source });
+    shareCache.set(source, { at: now, shares });
+    shares.catch(() => shareCache.delete(source));
+    return shares;
+  }
+
   async function searchMemory(params: SearchMemoryParams): Promise<SearchMemoryReply> {
     const filters = params.filters ?? {};
     const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_MAX_RESULTS);
@@ -106,6 +126,42 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     const nowMs = params.now.getTime();
     const recencyWeight = params.recencyWeight ?? RECENCY_WEIGHT;
     const named = new Set([...(params.laneKey ? [params.laneKey] : []), ...(params.namedLanes ?? [])]);
+
+    // A scope too large to read: documents holding two of its rare lexemes (PAIR_SCAN_LIMIT), and
+    // when those are too few, the rarest lexeme's own documents.
+    const largeScopeCandidates = async (
+      source: SearchSource,
+      shares: ReadonlyMap<string, number>,
+      stats: { documents: number; averageLength: number },
+    ) => {
+      const rare = rareLexemes(lexemes, shares);
+      const base = {
+        tenantId: params.tenantId,
+        source,
+        terms: terms.map((t) => ({
+          ...t,
+          idf: idf(stats.documents, Math.round((shares.get(t.lexeme) ?? 0) * stats.documents)),
+        })),
+        query,
+        filters,
+        now: params.now,
+        averageLength: stats.averageLength,
+        keep: Math.max(LARGE_KEEP, 2 * maxResults),
+      };
+      const rows = await search.matchCandidates({
+        ...base,
+        match: pairsTsquery(rare),
+        scanLimit: PAIR_SCAN_LIMIT,
+      });
+      if (rows.length >= maxResults || rare.length < 2) return rows;
+      const seen = new Set(rows.map((r) => r.id));
+      const more = await search.matchCandidates({
+        ...base,
+        match: orTsquery(rare.slice(0, 1)),
+        scanLimit: RAREST_SCAN_LIMIT,
+      });
+      return [...rows, ...more.filter((r) => !seen.has(r.id))];
+    };
 
     const perSource = await Promise.all(
       sources.map(async (source) => {
@@ -141,29 +197,14 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
           if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
           largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
         }
-        const large = stats.documents >= STATS_CAP;
-        const shares = large
-          ? await search.commonLexemeShares({ source, lexemes })
-          : new Map<string, number>();
-        const scanned = lexemesToScan(lexemes, { large, frequency: shares });
-        const rows =
-          small?.rows ??
-          (await search.candidates({
-            tenantId: params.tenantId,
-            source,
-            terms: terms.filter((t) => scanned.includes(t.lexeme)),
-            query,
-            filters,
-            now: params.now,
-            perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
-            scanLimit: large ? LARGE_SCOPE_SCAN_LIMIT : SCAN_LIMIT,
-            tenantIndexed: !large,
-          }));
-        // Skipped common terms: document frequency estimated from their share of the table.
+        // A large scope: candidates from the rare lexemes through the GIN; document frequencies
+        // from the table's statistics (lexemes absent from them are rarer than any listed: 0).
+        const shares = small ? new Map<string, number>() : await tableShares(source);
+        const rows = small?.rows ?? (await largeScopeCandidates(source, shares, stats));
         const documentFrequency = new Map(
           lexemes.map((lexeme) => [
             lexeme,
-            rows[0]?.df[lexeme] ?? Math.round((shares.get(lexeme) ?? 0) * stats.documents),
+            small ? (rows[0]?.df[lexeme] ?? 0) : Math.round((shares.get(lexeme) ?? 0) * stats.documents),
           ]),
         );
         const corpus = { ...stats, documentFrequency };

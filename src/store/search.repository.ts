@@ -4,6 +4,7 @@
 // document holding a rarely used query term is a candidate, so the IDF ranking that follows sees it.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { BM25_B, BM25_K1 } from '../core/retrieval-ranking.js';
 import type { MemoryScope, MemoryType } from './memories.repository.js';
 
 export type SearchSource = 'memories' | 'transcript_chunks' | 'channel_messages';
@@ -173,36 +174,46 @@ export function createSearchRepository(db: Executor) {
       return rows.map((r) => r.lexeme);
     },
 
-    async candidates(
-      params: CandidateQuery & {
-        /** False for a scope so large that the tenant key is not worth using in the GIN. */
-        tenantIndexed?: boolean;
+    /**
+     * Candidates of a large scope through the GIN, reading the heap only for documents that match
+     * `match` (a tsquery the caller builds from its rarest lexemes, such as "at least two of
+     * them"), at most `scanLimit`. They are ranked by BM25 with every term frequency taken as 1
+     * (a containment test per lexeme, ~1 µs, where ts_rank_cd costs ~17 µs and reading the term
+     * frequencies ~70 µs a chunk), and the best `keep` are returned with their real term
+     * frequencies. Document frequencies are the caller's (the rows' `df` is empty).
+     */
+    async matchCandidates(
+      params: Omit<CandidateQuery, 'perTerm' | 'terms'> & {
+        terms: { lexeme: string; query: string; idf: number }[];
+        match: string;
+        averageLength: number;
+        keep: number;
       },
       tx: Executor = db,
     ): Promise<CandidateRow[]> {
       const source = SOURCES[params.source];
       const where = sql.join(
-        source.conditions(params.tenantId, params.filters, params.now, params.tenantIndexed ?? true),
+        source.conditions(params.tenantId, params.filters, params.now, false),
         sql` and `,
       );
+      const weights = JSON.stringify(params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query, idf: t.idf })));
+      const norm = sql`(1 - ${BM25_B}::float8 + ${BM25_B}::float8 * length(h.tsv) / ${Math.max(params.averageLength, 1)}::float8)`;
       const rows = await queryRows<CandidateRow>(
         tx,
-        // Per term: rank only (ctid, tsv) of the capped scan, then fetch the few winners' columns by ctid.
         sql`with terms as (
-            select t.lexeme, t.q::tsquery as q from jsonb_to_recordset(${termsJson(params.terms)}::jsonb) as t(lexeme text, q text)
+            select t.lexeme, t.q::tsquery as q, t.idf
+            from jsonb_to_recordset(${weights}::jsonb) as t(lexeme text, q text, idf float8)
           ),
-          picked as (
-            select t.lexeme, c.rid, c.df
-            from terms t
-            cross join lateral (
-              select s.rid, count(*) over () as df
-              from (select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ t.q
-                limit ${params.scanLimit}) s
-              order by ts_rank_cd(s.tsv, ${params.query}::tsquery) desc, s.rid
-              limit ${params.perTerm}
-            ) c
+          hits as (
+            select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${params.match}::tsquery
+            limit ${params.scanLimit}
           ),
-          docs as (select distinct rid from picked)
+          docs as (
+            select h.rid from hits h
+            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${BM25_K1}::float8 * ${norm}) desc, h.rid
+            limit ${params.keep}
+          ),
+          picked as (select null::text as lexeme, null::int as df where false)
           ${winners(source)}`,
       );
       return rows.map(toCandidate);
@@ -262,12 +273,14 @@ export function createSearchRepository(db: Executor) {
     },
 
     /**
-     * Share of the source table's rows holding each lexeme, from Postgres' statistics
-     * (`most_common_elems` of the tsv column; absent lexemes are not common). Table-wide, not per
-     * tenant: only used to skip candidate scans in large scopes.
+     * Share of the source table's rows holding each of its most common lexemes, from Postgres'
+     * statistics (`most_common_elems` of the tsv column; a lexeme absent from them is rarer than
+     * every listed one). Table-wide, not per tenant: used to pick the rare lexemes of a large
+     * scope and to estimate their document frequencies. Unnesting the list costs a few ms (10,000
+     * lexemes at statistics target 1000), so callers cache it.
      */
-    async commonLexemeShares(
-      { source, lexemes }: { source: SearchSource; lexemes: string[] },
+    async lexemeShares(
+      { source }: { source: SearchSource },
       tx: Executor = db,
     ): Promise<Map<string, number>> {
       const rows = await queryRows<{ lexeme: string; share: number }>(
@@ -276,7 +289,7 @@ export function createSearchRepository(db: Executor) {
           from pg_stats s,
             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(lexeme, share)
           where s.schemaname = current_schema() and s.tablename = ${source} and s.attname = 'tsv'
-            and e.lexeme in (select jsonb_array_elements_text(${JSON.stringify(lexemes)}::jsonb))`,
+            and e.lexeme is not null`,
       );
       return new Map(rows.map((r) => [r.lexeme, Number(r.share)]));
     },

@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   idf,
-  lexemesToScan,
+  rareLexemes,
   makeSnippet,
   recencyFactor,
   relevance,
   searchScore,
 } from '../../src/core/retrieval-ranking.js';
-import { orTsquery, queryWords, quoteLexeme } from '../../src/core/search-query.js';
+import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from '../../src/core/search-query.js';
 
 describe('queryWords', () => {
   it('keeps letters and digits only, lower-cased and deduplicated', () => {
@@ -91,27 +91,36 @@ describe('makeSnippet', () => {
   });
 });
 
-describe('lexemesToScan', () => {
-  const frequency = new Map([
+describe('rareLexemes', () => {
+  const share = new Map([
     ['the', 0.9],
     ['deploy', 0.2],
     ['rollback', 0.01],
+    ['canary', 0.015],
   ]);
 
-  it('scans every term of a small scope', () => {
-    expect(lexemesToScan(['the', 'deploy', 'rollback'], { large: false, frequency })).toEqual([
-      'the',
-      'deploy',
+  it('keeps lexemes in at most 2% of the rows, rarest first, absent ones rarest of all', () => {
+    expect(rareLexemes(['the', 'deploy', 'canary', 'rollback', 'zebra'], share)).toEqual([
+      'zebra',
       'rollback',
+      'canary',
     ]);
   });
 
-  it('skips common terms of a large scope but keeps the two rarest', () => {
-    expect(lexemesToScan(['the', 'deploy', 'rollback', 'zebra'], { large: true, frequency })).toEqual([
-      'rollback',
-      'zebra',
-    ]);
-    expect(lexemesToScan(['the', 'deploy'], { large: true, frequency })).toEqual(['the', 'deploy']);
-    expect(lexemesToScan(['the', 'deploy', 'x'], { large: true, frequency }, 0.05, 1)).toEqual(['x']);
+  it('takes at most `max` of them, ties in lexeme order', () => {
+    expect(rareLexemes(['zz', 'aa', 'mm', 'rollback'], share)).toEqual(['aa', 'mm', 'zz']);
+    expect(rareLexemes(['zz', 'aa', 'mm', 'rollback'], share, 0.02, 2)).toEqual(['aa', 'mm']);
+  });
+
+  it('falls back to the two least common when none is rare', () => {
+    expect(rareLexemes(['the', 'deploy'], share)).toEqual(['deploy', 'the']);
+    expect(rareLexemes(['the'], share)).toEqual(['the']);
+  });
+});
+
+describe('pairsTsquery', () => {
+  it('asks for two of the lexemes, quoted', () => {
+    expect(pairsTsquery(['a', "it's", 'c'])).toBe("('a' & 'it''s') | ('a' & 'c') | ('it''s' & 'c')");
+    expect(pairsTsquery(['a'])).toBe("'a'");
   });
 });
