@@ -7,6 +7,12 @@
 // the state, the notes and the enforcement always agree. `max_context_tokens` is a cap the caller
 // states in our own estimate units (the reply reports the same numbers), so it is enforced on the
 // raw estimate, without the margin.
+//
+// Calibration (§6.3): once a session has reported enough provider usage for the model, the
+// window figure is also multiplied by its real ÷ estimated ratio: `ceil(used × factor × margin)`.
+// Multiplying the sum is multiplying every component; the components, `used`, `added` and the
+// `max_context_tokens` cap stay in estimate units, the units stored estimates and the cap use.
+import { NO_CALIBRATION, type BudgetCalibration } from './calibration.js';
 
 export const DEFAULT_SAFETY_MARGIN = 1.2;
 export const COMPACT_SOON_SHARE = 0.8;
@@ -37,6 +43,8 @@ export interface BudgetLimits {
   /** Share at which the payload is blocked until compacted (0.98). */
   hardBlock: number;
   safetyMargin: number;
+  /** The session's usage calibration for the model; none (factor 1) when omitted. */
+  calibration?: BudgetCalibration;
 }
 
 export interface BudgetReport {
@@ -49,7 +57,7 @@ export interface BudgetReport {
   used: number;
   /** What contextd added: channel_context + summary + memories + conversation (raw estimate). */
   added: number;
-  /** ceil(used × safety_margin): the figure compared with the window. */
+  /** ceil(used × calibration.factor × safety_margin): the figure compared with the window. */
   used_with_margin: number;
   /** effective_window − used_with_margin (may be negative only in a 413/422 error's details). */
   remaining: number;
@@ -57,6 +65,8 @@ export interface BudgetReport {
   percentage: number;
   state: BudgetState;
   safety_margin: number;
+  /** The usage calibration applied to the window figure (factor 1: none). */
+  calibration: BudgetCalibration;
 }
 
 export function emptyComponents(): BudgetComponents {
@@ -79,6 +89,11 @@ export function withMargin(tokens: number, margin: number): number {
   return Math.ceil(tokens * margin);
 }
 
+/** Raw estimate → the figure compared with the window: × calibration factor × safety margin. */
+export function windowMultiplier(limits: Pick<BudgetLimits, 'safetyMargin' | 'calibration'>): number {
+  return (limits.calibration?.factor ?? 1) * limits.safetyMargin;
+}
+
 /** The state for a share of the effective window. */
 export function budgetState(share: number, limits: Pick<BudgetLimits, 'compactTrigger' | 'hardBlock'>) {
   if (share >= limits.hardBlock) return 'blocked' as const;
@@ -94,7 +109,7 @@ export function addedTokens(c: BudgetComponents): number {
 export function budgetReport(components: BudgetComponents, limits: BudgetLimits): BudgetReport {
   const window = effectiveWindow(limits);
   const used = budgetComponentNames.reduce((sum, name) => sum + components[name], 0);
-  const usedWithMargin = withMargin(used, limits.safetyMargin);
+  const usedWithMargin = withMargin(used, windowMultiplier(limits));
   const share = window === 0 ? Number.POSITIVE_INFINITY : usedWithMargin / window;
   return {
     total: limits.total,
@@ -109,18 +124,20 @@ export function budgetReport(components: BudgetComponents, limits: BudgetLimits)
     percentage: Number.isFinite(share) ? Math.round(share * 10_000) / 10_000 : 1,
     state: budgetState(share, limits),
     safety_margin: limits.safetyMargin,
+    calibration: { ...(limits.calibration ?? NO_CALIBRATION) },
   };
 }
 
 /**
  * Largest raw estimate the whole payload may reach and still stay below the hard block once the
- * margin is applied: ceil(x × margin) < hardBlock × window.
+ * calibration and the margin are applied: ceil(x × factor × margin) < hardBlock × window.
  */
 export function windowCeiling(limits: BudgetLimits): number {
   const window = effectiveWindow(limits);
   const limit = limits.hardBlock * window;
-  let x = Math.floor(limit / limits.safetyMargin);
-  while (x > 0 && withMargin(x, limits.safetyMargin) >= limit) x -= 1;
+  const multiplier = windowMultiplier(limits);
+  let x = Math.floor(limit / multiplier);
+  while (x > 0 && withMargin(x, multiplier) >= limit) x -= 1;
   return x;
 }
 

@@ -65,3 +65,36 @@ export function calibrationView(calibration: UsageCalibration): Record<string, C
 }
 
 const round = (value: number) => Math.round(value * 10_000) / 10_000;
+
+/** Reported calls of a model a session needs before its ratio is applied to the budget. */
+export const CALIBRATION_MIN_CALLS = 3;
+/** The applied factor is clamped to this range: a ratio outside it says more about the caller. */
+export const CALIBRATION_FACTOR_MIN = 0.5;
+export const CALIBRATION_FACTOR_MAX = 2;
+
+export interface BudgetCalibration {
+  /** What the raw estimate is multiplied by where the window is enforced (1: not applied). */
+  factor: number;
+  /** The session's reported ÷ estimated input ratio for the model (unclamped); null before reports. */
+  ratio: number | null;
+  /** Reported calls of the model behind the ratio. */
+  calls: number;
+}
+
+export const NO_CALIBRATION: BudgetCalibration = { factor: 1, ratio: null, calls: 0 };
+
+/**
+ * The calibration the budget applies for `model`: the session's ratio once at least
+ * CALIBRATION_MIN_CALLS calls were reported, clamped to [CALIBRATION_FACTOR_MIN,
+ * CALIBRATION_FACTOR_MAX]; factor 1 before that. Rounded like the public view, so it is stable.
+ */
+export function budgetCalibration(calibration: UsageCalibration, model: string): BudgetCalibration {
+  const m = calibration.models[model];
+  if (!m) return NO_CALIBRATION;
+  const ratio = m.estimated_input > 0 ? round(m.reported_input / m.estimated_input) : null;
+  const factor =
+    ratio === null || m.calls < CALIBRATION_MIN_CALLS
+      ? 1
+      : Math.min(CALIBRATION_FACTOR_MAX, Math.max(CALIBRATION_FACTOR_MIN, ratio));
+  return { factor, ratio, calls: m.calls };
+}

@@ -2,19 +2,41 @@
 // only when the new message matches its expected type, so it cannot hijack an unrelated request.
 import { z } from 'zod';
 
-export const pendingSlotSchema = z.object({
-  /** What is being asked for, e.g. "delivery date". */
-  name: z.string().min(1).max(200),
-  type: z.enum(['date', 'time', 'number', 'yes_no', 'email', 'choice', 'regex']),
-  /** The question as the agent asked it. */
-  prompt: z.string().max(2000).optional(),
-  /** For `choice`: the allowed answers. */
-  choices: z.array(z.string().min(1).max(200)).max(50).optional(),
-  /** For `regex`: a JavaScript pattern the whole (trimmed) message must match. */
-  pattern: z.string().max(500).optional(),
-  /** ISO time after which the slot no longer applies. */
-  expires_at: z.string().optional(),
-});
+export const pendingSlotSchema = z
+  .strictObject({
+    name: z.string().min(1).max(200).describe('what is being asked for, e.g. "delivery date"'),
+    type: z.enum(['date', 'time', 'number', 'yes_no', 'email', 'choice', 'regex']),
+    prompt: z.string().max(2000).optional().describe('the question as the agent asked it'),
+    choices: z
+      .array(z.string().min(1).max(200))
+      .max(50)
+      .optional()
+      .describe('for "choice": the allowed answers (by text, position or a single named choice)'),
+    pattern: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('for "regex": a JavaScript pattern the whole trimmed message must match'),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("after this time the slot no longer applies (compared with the turn's time)"),
+  })
+  .superRefine((slot, ctx) => {
+    // A slot that can never match is a client bug: refuse it with the field path.
+    if (slot.type === 'choice' && !slot.choices?.length) {
+      ctx.addIssue({ code: 'custom', path: ['choices'], message: 'required (non-empty) for type "choice"' });
+    }
+    if (slot.type === 'regex' && slot.pattern === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'required for type "regex"' });
+    } else if (slot.pattern !== undefined && !isValidSlotPattern(slot.pattern)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pattern'],
+        message: 'not a valid JavaScript regular expression',
+      });
+    }
+  });
 export type PendingSlot = z.infer<typeof pendingSlotSchema>;
 
 export interface SlotMatch {

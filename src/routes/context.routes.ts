@@ -3,8 +3,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { turnContentSchema } from '../core/content-blocks.js';
 import { budgetComponentNames } from '../core/budget.js';
+import type { ContextReply } from '../services/context.service.js';
 import type { Services } from '../services/index.js';
 import { TOOL_NAME_PATTERN, isBuiltinToolName } from '../tools/definitions.js';
+import { idempotencyKeyHeaders } from './idempotency-headers.js';
 
 const TAGS = ['context'];
 const sessionIdParams = z.object({ id: z.uuid() });
@@ -128,6 +130,15 @@ const budgetSchema = z.object({
   percentage: z.number(),
   state: z.enum(['ok', 'compact_soon', 'should_compact', 'blocked']),
   safety_margin: z.number(),
+  calibration: z
+    .object({
+      factor: z.number(),
+      ratio: z.number().nullable(),
+      calls: z.number(),
+    })
+    .describe(
+      "the session's reported ÷ estimated input ratio for the model; applied (factor ≠ 1) from 3 reported calls, clamped to [0.5, 2]: used_with_margin = ceil(used × factor × safety_margin)",
+    ),
 });
 
 const contextReply = z.object({
@@ -173,6 +184,24 @@ const contextLogEntry = z.object({
   created_at: z.string(),
 });
 
+/**
+ * The reply as it goes on the wire: what the route's serializer would write. The context call
+ * stores these bytes with its Idempotency-Key, so a replay is byte-identical (jsonb would reorder
+ * the keys of the open payload object).
+ */
+function encodeContextReply(reply: ContextReply): string {
+  // The payload, context and attachments are typed in the service (the payload is the SDK's
+  // MessageCreateParams); the reply schema keeps them open so nothing is reordered or stripped.
+  const encoded = z.safeEncode(contextReply, {
+    ...reply,
+    payload: reply.payload as unknown as Record<string, unknown>,
+    context: reply.context as unknown as Record<string, unknown>,
+    attachments: reply.attachments as unknown as Record<string, unknown>[],
+  });
+  if (!encoded.success) throw new Error(`context reply does not match its schema: ${encoded.error.message}`);
+  return JSON.stringify(encoded.data);
+}
+
 export function contextRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
@@ -181,25 +210,25 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
         schema: {
           tags: TAGS,
           summary: 'Assemble the prompt payload for this turn (and append the turn unless dry_run)',
+          description:
+            'With Idempotency-Key (not on dry runs, which write nothing and ignore it), a retry with the same body replays the first reply byte for byte without appending again (header `idempotent-replayed: true`); another body under the key is 409 `idempotency.key_reused`.',
           params: sessionIdParams,
+          headers: idempotencyKeyHeaders,
           body: contextBody,
           response: { 200: contextReply },
         },
       },
-      async (request) => {
-        const reply = await services.context.assemble({
+      async (request, reply) => {
+        const result = await services.context.assemble({
           tenantId: request.tenantId,
           sessionId: request.params.id,
           request: request.body,
+          idempotencyKey: request.headers['idempotency-key'],
+          encode: encodeContextReply,
         });
-        // The payload, context and attachments are typed in the service (the payload is the SDK's
-        // MessageCreateParams); the reply schema keeps them open so nothing is reordered or stripped.
-        return {
-          ...reply,
-          payload: reply.payload as unknown as Record<string, unknown>,
-          context: reply.context as unknown as Record<string, unknown>,
-          attachments: reply.attachments as unknown as Record<string, unknown>[],
-        };
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        // Already encoded with the response schema: a JSON string is sent as it is.
+        return reply.type('application/json; charset=utf-8').send(result.body as never);
       },
     );
 

@@ -4,6 +4,7 @@ import type { AppDeps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { contextRoutes } from './context.routes.js';
 import { toolsRoutes } from './tools.routes.js';
+import { lanesRoutes } from './lanes.routes.js';
 import { tenantRoutes } from './tenant.routes.js';
 import { agentsRoutes } from './agents.routes.js';
 import { blobsRoutes } from './blobs.routes.js';
@@ -29,4 +30,5 @@ export async function registerV1Routes(
   await app.register(channelsRoutes(services), { prefix: '/v1' });
   await app.register(contextRoutes(services), { prefix: '/v1' });
   await app.register(toolsRoutes(services), { prefix: '/v1' });
+  await app.register(lanesRoutes(services), { prefix: '/v1' });
 }

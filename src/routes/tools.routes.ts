@@ -1,9 +1,18 @@
 // GET /v1/sessions/{id}/tools (built-in definitions) and POST /v1/sessions/{id}/tools/{name} (run one).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { IMAGE_MEDIA_TYPES } from '../core/media.js';
 import type { Services } from '../services/index.js';
+import { idempotencyKeyHeaders } from './idempotency-headers.js';
 
 const TAGS = ['tools'];
+const toolContentBlock = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({
+    type: z.literal('image'),
+    source: z.object({ type: z.literal('base64'), media_type: z.enum(IMAGE_MEDIA_TYPES), data: z.string() }),
+  }),
+]);
 
 export function toolsRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -38,23 +47,27 @@ export function toolsRoutes(services: Services): FastifyPluginAsyncZod {
           tags: TAGS,
           summary:
             "Run a built-in tool inside the session's tenant, channel and lane; the reply is the tool_result content",
+          description:
+            'With Idempotency-Key, a retry with the same input replays the first reply (header `idempotent-replayed: true`); another input under the key is 409 `idempotency.key_reused`.',
           params: z.object({ id: z.uuid(), name: z.string().min(1).max(64) }),
+          headers: idempotencyKeyHeaders,
           body: z.object({ input: z.record(z.string(), z.unknown()).default({}) }),
           response: {
-            200: z.object({
-              content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
-              is_error: z.boolean(),
-            }),
+            200: z.object({ content: z.array(toolContentBlock), is_error: z.boolean() }),
           },
         },
       },
-      async (request) =>
-        services.tools.runTool({
+      async (request, reply) => {
+        const result = await services.tools.runTool({
           tenantId: request.tenantId,
           sessionId: request.params.id,
           name: request.params.name,
           input: request.body.input,
-        }),
+          idempotencyKey: request.headers['idempotency-key'],
+        });
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return result.body;
+      },
     );
   };
 }

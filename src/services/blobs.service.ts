@@ -12,6 +12,7 @@ import type { SessionsRepository } from '../store/sessions.repository.js';
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 /** Text slices (`?offset=&limit=`) are served for these; bytes for everything. */
 const TEXT_TYPES = /^(text\/|application\/(json|xml|x-ndjson|yaml|javascript)\b)/;
+export const isTextMediaType = (mediaType: string) => TEXT_TYPES.test(mediaType);
 const TEXT_SLICE_MAX = 65_536;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -136,7 +137,7 @@ export function createBlobsService(deps: {
     /** A UTF-8-safe text slice by byte offset (for text blobs and offloaded results). */
     async readText(params: { tenantId: string; artifactId: string; offset: number; limit: number }) {
       const meta = await findMeta(params.tenantId, params.artifactId);
-      if (!TEXT_TYPES.test(meta.mediaType)) {
+      if (!isTextMediaType(meta.mediaType)) {
         throw unprocessable(
           'blob.not_text',
           `blob ${meta.artifactId} is ${meta.mediaType}; text slices need a text type`,

@@ -1,13 +1,17 @@
-// Wiring of context assembly and the agent tools (issue 6), built on the other modules' services
-// and spread into createServices.
+// Wiring of context assembly, the agent tools and the client-written lane state (issue 6), built
+// on the other modules' services and spread into createServices.
 import type { AppDeps } from '../deps.js';
 import { createBlobsRepository } from '../store/blobs.repository.js';
+import { createChannelMediaRepository } from '../store/channel-media.repository.js';
 import { createContextRepository } from '../store/context.repository.js';
 import { createSessionsRepository } from '../store/sessions.repository.js';
 import type { AgentSectionsService } from './agent-sections.service.js';
+import type { BlobsService } from './blobs.service.js';
 import type { ChannelSearchService } from './channel-search.service.js';
 import type { ChannelsService } from './channels.service.js';
 import { createContextService } from './context.service.js';
+import type { IdempotencyService } from './idempotency.js';
+import { createLanesService } from './lanes.service.js';
 import type { ManifestService } from './manifest.service.js';
 import type { MemorySearchService } from './memory-search.service.js';
 import type { OffloadService } from './offload.service.js';
@@ -24,10 +28,13 @@ export function createContextServices(
     agentSections: AgentSectionsService;
     offload: OffloadService;
     manifest: ManifestService;
+    blobs: BlobsService;
+    idempotency: IdempotencyService;
   },
 ) {
   const db = deps.database.db;
   const sessions = createSessionsRepository(db);
+  const contextRepository = createContextRepository(db);
   const context = createContextService({
     db,
     config: deps.config,
@@ -40,7 +47,8 @@ export function createContextServices(
     offload: built.offload,
     blobs: createBlobsRepository(db),
     manifest: built.manifest,
-    context: createContextRepository(db),
+    context: contextRepository,
+    idempotency: built.idempotency,
   });
   const tools = createToolsService({
     sessions,
@@ -49,7 +57,16 @@ export function createContextServices(
     memorySearch: built.memorySearch,
     offload: built.offload,
     context,
+    blobs: built.blobs,
+    channelMedia: createChannelMediaRepository(db),
+    idempotency: built.idempotency,
     clock: deps.clock,
   });
-  return { context, tools };
+  const lanes = createLanesService({
+    sessions,
+    context: contextRepository,
+    idempotency: built.idempotency,
+    clock: deps.clock,
+  });
+  return { context, tools, lanes };
 }

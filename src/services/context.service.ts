@@ -1,7 +1,7 @@
 // The context call (DESIGN §5 "Context", §6.6): loads what assembly needs in two parallel rounds
 // of queries, runs the pure assembleContext, and — unless dry_run — appends the rendered user turn
-// through the transcript service with the audit row and the lane's attached-context marker in the
-// same transaction.
+// through the transcript service with the audit row, the lane's attached-context marker, the
+// consumed pending slot and the Idempotency-Key record in the same transaction.
 import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../config.js';
@@ -14,6 +14,7 @@ import {
   type SystemSection,
 } from '../core/assemble.js';
 import { DEFAULT_SAFETY_MARGIN, type BudgetReport } from '../core/budget.js';
+import { budgetCalibration } from '../core/calibration.js';
 import type { ContentBlock, TurnContent } from '../core/content-blocks.js';
 import { plainText } from '../core/current-turn.js';
 import { asBlocks, toolResultIds } from '../core/history-view.js';
@@ -23,7 +24,7 @@ import { defaultLaneKey } from '../core/session-keys.js';
 import { searchTools, type CallerTool, type DeferredTool } from '../core/tool-deferral.js';
 import type { TokenEstimator } from '../core/tokens.js';
 import { validateTurnSequence } from '../core/turn-validation.js';
-import type { Db } from '../db/client.js';
+import type { Db, Executor } from '../db/client.js';
 import { conflict, unprocessable } from '../errors.js';
 import type { ContextLogRow, ContextRepository } from '../store/context.repository.js';
 import type { SessionRow, SessionsRepository } from '../store/sessions.repository.js';
@@ -33,6 +34,7 @@ import type { BlobsRepository } from '../store/blobs.repository.js';
 import type { AgentSectionsService } from './agent-sections.service.js';
 import type { ManifestService } from './manifest.service.js';
 import type { ChannelsService } from './channels.service.js';
+import type { IdempotencyService } from './idempotency.js';
 import type { MemorySearchService, SearchResult } from './memory-search.service.js';
 import type { OffloadService } from './offload.service.js';
 import { sessionEnded, sessionNotFound } from './sessions.service.js';
@@ -91,7 +93,7 @@ interface LoggedBudget extends BudgetReport {
 /** Retrieval per call: enough to fill the cap, bounded. */
 const MIN_RETRIEVAL = 8;
 const MAX_RETRIEVAL = 100;
-const TOKENS_PER_RETRIEVED_ITEM = 50;
+const TOKENS_PER_RETRIEVED_ITEM = 30;
 /** Media larger than this is referenced, not attached (the provider's per-image limit is 5 MB). */
 const MEDIA_MAX_BYTES = 5 * 1024 * 1024;
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
@@ -134,6 +136,7 @@ export function createContextService(deps: {
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
   manifest: Pick<ManifestService, 'list' | 'record'>;
   context: ContextRepository;
+  idempotency: Pick<IdempotencyService, 'runRecorded'>;
 }) {
   const { config, context } = deps;
 
@@ -275,340 +278,390 @@ export function createContextService(deps: {
     });
   }
 
+  /**
+   * One context call. `beforeCommit` runs inside the append transaction with the reply (a
+   * non-dry-run call only), after everything else the call writes.
+   */
+  async function assembleTurn(params: {
+    tenantId: string;
+    sessionId: string;
+    request: ContextRequest;
+    beforeCommit?: (tx: Executor, reply: ContextReply) => Promise<void>;
+  }): Promise<ContextReply> {
+    const { tenantId, sessionId, request } = params;
+    const include = request.include ?? {};
+    const session = await loadSession(tenantId, sessionId);
+    if (session.endedAt) throw sessionEnded(session);
+
+    // Round 1: the anchor, the stored sections and the previous call.
+    const agentId = request.agent_id ?? session.agentId ?? null;
+    const [anchor, sections, lastLog] = await Promise.all([
+      anchorFor(session, request.message.source),
+      agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : [],
+      context.lastLog({ tenantId, sessionId }),
+    ]);
+    // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
+    const laneKey =
+      anchor?.lane_key ??
+      request.message.lane_key ??
+      session.turnState.last_lane_key ??
+      defaultLaneKey(session);
+    // The session-wide turn rules (role order, tool pairing), with their stable codes.
+    validateTurnSequence(
+      session.turnState,
+      [{ role: 'user', content: request.message.content, lane_key: laneKey }],
+      laneKey,
+    );
+
+    // Round 2: lane state, the lane's entries, channel context, retrieval.
+    const laneState = await context.getLaneState({ tenantId, sessionId, laneKey });
+    const lane = {
+      laneKey,
+      summary: laneState?.summary ?? null,
+      summaryVersion: laneState?.summaryVersion ?? 0,
+      firstKeptSeq: laneState?.firstKeptSeq ?? 0,
+      clearedBeforeSeq: laneState?.clearedBeforeSeq ?? 0,
+      version: laneState?.version ?? 0,
+      contextAttachedVersion: laneState?.contextAttachedVersion ?? -1,
+    };
+    const pendingSlot = pendingSlotSchema.safeParse(laneState?.pendingSlot ?? undefined);
+    const hasChannel = Boolean(session.platform && session.channelId);
+    const wantsChannelContext =
+      hasChannel &&
+      anchor !== null &&
+      include.snapshot !== false &&
+      lane.contextAttachedVersion !== lane.summaryVersion;
+    const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
+    const isToolResultTurn =
+      toolResultIds(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]).length > 0;
+    const capForRetrieval = request.budget?.max_context_tokens ?? 4000;
+    const retrievalLimit = Math.min(
+      MAX_RETRIEVAL,
+      Math.max(MIN_RETRIEVAL, Math.floor(capForRetrieval / TOKENS_PER_RETRIEVED_ITEM)),
+    );
+    const provisionalNow = anchor
+      ? new Date(anchor.ts)
+      : request.message.time
+        ? new Date(request.message.time)
+        : null;
+
+    const [entries, channelContext, quoted] = await Promise.all([
+      deps.transcript.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
+      wantsChannelContext
+        ? deps.channels.loadAnchorContext({
+            tenantId,
+            platform: session.platform!,
+            channelId: session.channelId!,
+            messageId: anchor.message_id,
+            threadBudget: config.THREAD_BUDGET,
+          })
+        : null,
+      anchor?.reply_to_id && hasChannel
+        ? deps.channels.getChannelMessages({
+            tenantId,
+            platform: session.platform!,
+            channelId: session.channelId!,
+            messageIds: [anchor.reply_to_id],
+          })
+        : null,
+    ]);
+    // "Now" is the anchor's time; without an anchor, the message's stated time, else the
+    // latest stored turn of the lane, else the session's creation: never the wall clock.
+    const now = provisionalNow ?? entries.at(-1)?.createdAt ?? session.createdAt;
+    const retrieved =
+      userText.trim() && !isToolResultTurn && (include.memories !== false || include.channel_search !== false)
+        ? await retrieve({ session, laneKey, query: userText, now, limit: retrievalLimit, include })
+        : [];
+
+    // Media of the current thread, opt-in (§6.11); the manifest decides attach or reference.
+    let media: MediaCandidate[] = [];
+    let manifestRows: Awaited<ReturnType<typeof deps.manifest.list>> = [];
+    if (include.media === 'thread' && anchor && hasChannel) {
+      const threadId = anchor.thread_id ?? (anchor.reply_count > 0 ? anchor.message_id : null);
+      const thread =
+        channelContext?.thread ??
+        (threadId
+          ? ((
+              await deps.channels.getChannelMessages({
+                tenantId,
+                platform: session.platform!,
+                channelId: session.channelId!,
+                threadId,
+              })
+            ).thread ?? null)
+          : null);
+      const refs: MediaRefInput[] = [];
+      const sources: (string | null)[][] = [];
+      const add = (items: MediaRefInput[], messageId: string) => {
+        for (const item of items) {
+          refs.push(item);
+          sources.push([messageId, threadId]);
+        }
+      };
+      if (thread) {
+        add(thread.root.media, thread.root.message_id);
+        for (const reply of thread.replies) add(reply.media, reply.message_id);
+      }
+      add(anchor.media, anchor.message_id);
+      [media, manifestRows] = await Promise.all([
+        loadThreadMedia(tenantId, refs, sources),
+        deps.manifest.list({ tenantId, sessionId }),
+      ]);
+    }
+
+    const quotedMessage = quoted?.messages?.[0] ?? null;
+    const knownMessageIds = [
+      ...(anchor ? [anchor.message_id] : []),
+      ...(quotedMessage ? [quotedMessage.message_id] : []),
+      ...(channelContext ? channelContext.snapshot.adjacent.map((m) => m.message_id) : []),
+      ...(channelContext?.thread
+        ? [channelContext.thread.root.message_id, ...channelContext.thread.replies.map((r) => r.message_id)]
+        : []),
+    ];
+
+    // Tool history in view: last use per tool, and tool_search calls to promote from.
+    const toolLastUsed: Record<string, number> = {};
+    const searches: string[] = [];
+    const toolNames: Record<string, string> = {};
+    entries.forEach((entry, index) => {
+      for (const block of asBlocks(entry.content)) {
+        if (block.type !== 'tool_use') continue;
+        toolLastUsed[block.name] = entry.seq;
+        toolNames[block.id] = block.name;
+        const query = (block.input as { query?: unknown } | undefined)?.query;
+        if (
+          block.name === 'tool_search' &&
+          typeof query === 'string' &&
+          index >= entries.length - PROMOTION_WINDOW
+        ) {
+          searches.push(query);
+        }
+      }
+    });
+    const callerTools = request.tools ?? [];
+    const promotedTools = [
+      ...new Set(searches.flatMap((q) => searchTools(callerTools, q, 5).map((t) => t.name))),
+    ];
+
+    // What was sent stays sent: big tool results in this message are offloaded before assembly,
+    // so the payload holds the same reference the transcript will.
+    let messageContent: unknown = request.message.content;
+    if (!request.dry_run && isToolResultTurn) {
+      messageContent = (
+        await deps.db.transaction((tx) =>
+          deps.offload.offloadToolResults(
+            { tenantId, sessionId, content: request.message.content as string | ContentBlock[], toolNames },
+            tx,
+          ),
+        )
+      ).content;
+    }
+
+    const system: SystemSection[] = (request.system ?? []).map((s) => ({
+      name: s.name,
+      text: s.text,
+      cacheable: s.cacheable ?? true,
+    }));
+    const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
+    const model = request.model ?? config.DEFAULT_MODEL;
+    const result = assembleContext({
+      model,
+      message: messageContent,
+      now,
+      limits: {
+        total: request.budget?.total ?? config.CONTEXT_BUDGET,
+        maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
+        maxContextTokens: request.budget?.max_context_tokens ?? null,
+        compactTrigger: config.COMPACT_TRIGGER,
+        hardBlock: config.HARD_BLOCK,
+        safetyMargin: DEFAULT_SAFETY_MARGIN,
+        calibration: budgetCalibration(session.calibration, model),
+      },
+      compaction: request.compaction ?? 'auto',
+      system,
+      agentSections: sections.map((s) => ({ name: s.name, text: s.content, cacheable: s.cacheable })),
+      structuredContext: hasChannel && include.snapshot !== false,
+      tools: callerTools,
+      toolLastUsed,
+      promotedTools,
+      toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
+      lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
+      history: entries.map((e: TranscriptEntryRow) => ({
+        seq: e.seq,
+        kind: e.kind,
+        role: e.role,
+        content: e.content,
+        tokenEstimate: e.tokenEstimate,
+      })),
+      channelContext: channelContext
+        ? {
+            platform: session.platform!,
+            channelId: session.channelId!,
+            channelName: channelContext.snapshot.channel.name || null,
+            snapshot: channelContext.snapshot,
+            thread: include.thread === false ? null : channelContext.thread,
+          }
+        : null,
+      knownMessageIds,
+      quotedReply: quotedMessage
+        ? {
+            message_id: quotedMessage.message_id,
+            author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
+            ts: quotedMessage.ts,
+            text: quotedMessage.text,
+          }
+        : null,
+      retrieved,
+      media,
+      manifest: {
+        artifactIds: manifestRows.map((r) => r.artifactId),
+        hashes: manifestRows.map((r) => r.contentHash),
+      },
+      previousPercentage,
+      estimator: deps.estimator,
+    });
+
+    const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
+    const sha = payloadSha256(payload);
+    const replyFor = (turnSeq: number | null): ContextReply => ({
+      payload,
+      format: request.format ?? 'anthropic',
+      budget: result.budget,
+      compaction: {
+        mode: request.compaction ?? 'auto',
+        available: false,
+        action: result.context.lane.dropped_entries > 0 ? 'truncated' : 'none',
+      },
+      context: result.context,
+      attachments: result.attachments,
+      deferred_tools: result.deferred_tools,
+      notes: result.notes,
+      cache: result.cache,
+      turn_seq: turnSeq,
+      payload_sha256: sha,
+      dry_run: request.dry_run ?? false,
+    });
+    if (request.dry_run) return replyFor(null);
+
+    const deferredWithSchemas = result.deferred_tools.map((d) => ({
+      ...d,
+      input_schema: callerTools.find((t) => t.name === d.name)?.input_schema,
+    }));
+    const appended = await deps.transcript.appendTurns({
+      tenantId,
+      sessionId,
+      turns: [
+        {
+          role: 'user',
+          content: result.userTurn.content as ContentBlock[],
+          lane_key: laneKey,
+          ...(request.message.author ? { author: request.message.author } : {}),
+          ...(request.message.time ? { time: request.message.time } : {}),
+          ...(request.message.source ? { source: { ...request.message.source } } : {}),
+        },
+      ],
+      onAppended: async (tx, { entries: written }) => {
+        const seq = written[0]!.seq;
+        // Assembly read the session at nextSeq; a turn appended since means this payload
+        // would not contain it: refuse rather than log a payload the transcript contradicts.
+        if (seq !== session.nextSeq) {
+          throw conflict(
+            'context.concurrent_turn',
+            'another turn was appended while this context was assembled; retry',
+            {
+              expected_seq: session.nextSeq,
+              actual_seq: seq,
+            },
+          );
+        }
+        await context.insertLog(
+          {
+            tenantId,
+            sessionId,
+            turnSeq: seq,
+            laneKey,
+            laneVersion: lane.version,
+            payloadSha256: sha,
+            budget: { ...result.budget, deferred_tools: deferredWithSchemas },
+            model,
+            createdAt: now,
+          },
+          tx,
+        );
+        for (const a of result.attachments) {
+          if (a.disposition !== 'attached') continue;
+          await deps.manifest.record(
+            {
+              tenantId,
+              sessionId,
+              artifactId: a.artifact_id,
+              contentHash: a.sha256,
+              displayName: a.display_name,
+              mediaType: a.media_type,
+              sourceMessageId: a.source_message_id,
+              sourceThreadId: a.source_thread_id,
+              includedAtTurn: seq,
+            },
+            tx,
+          );
+        }
+        if (result.context.snapshot === 'attached') {
+          await context.markContextAttached(
+            { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, at: now },
+            tx,
+          );
+        }
+        // The slot this turn answered is consumed, so the next turn does not see it again;
+        // only at the version assembly read, so a slot set meanwhile stays pending.
+        if (result.context.pending_slot) {
+          await context.clearPendingSlot(
+            { tenantId, sessionId, laneKey, at: now, version: lane.version },
+            tx,
+          );
+        }
+        await params.beforeCommit?.(tx, replyFor(seq));
+      },
+    });
+    return replyFor(appended.entries[0]!.seq);
+  }
+
   return {
+    /**
+     * The context call. A non-dry-run call with an Idempotency-Key runs once: a retry with the same
+     * body gets the first reply's exact bytes (`encode` is the wire encoding, stored in the
+     * transaction that appends the turn), another body is 409 `idempotency.key_reused`. A dry run
+     * writes nothing and ignores the key.
+     */
     async assemble(params: {
       tenantId: string;
       sessionId: string;
       request: ContextRequest;
-    }): Promise<ContextReply> {
-      const { tenantId, sessionId, request } = params;
-      const include = request.include ?? {};
-      const session = await loadSession(tenantId, sessionId);
-      if (session.endedAt) throw sessionEnded(session);
-
-      // Round 1: the anchor, the stored sections and the previous call.
-      const agentId = request.agent_id ?? session.agentId ?? null;
-      const [anchor, sections, lastLog] = await Promise.all([
-        anchorFor(session, request.message.source),
-        agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : [],
-        context.lastLog({ tenantId, sessionId }),
-      ]);
-      // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
-      const laneKey =
-        anchor?.lane_key ??
-        request.message.lane_key ??
-        session.turnState.last_lane_key ??
-        defaultLaneKey(session);
-      // The session-wide turn rules (role order, tool pairing), with their stable codes.
-      validateTurnSequence(
-        session.turnState,
-        [{ role: 'user', content: request.message.content, lane_key: laneKey }],
-        laneKey,
-      );
-
-      // Round 2: lane state, the lane's entries, channel context, retrieval.
-      const laneState = await context.getLaneState({ tenantId, sessionId, laneKey });
-      const lane = {
-        laneKey,
-        summary: laneState?.summary ?? null,
-        summaryVersion: laneState?.summaryVersion ?? 0,
-        firstKeptSeq: laneState?.firstKeptSeq ?? 0,
-        clearedBeforeSeq: laneState?.clearedBeforeSeq ?? 0,
-        version: laneState?.version ?? 0,
-        contextAttachedVersion: laneState?.contextAttachedVersion ?? -1,
-      };
-      const pendingSlot = pendingSlotSchema.safeParse(laneState?.pendingSlot ?? undefined);
-      const hasChannel = Boolean(session.platform && session.channelId);
-      const wantsChannelContext =
-        hasChannel &&
-        anchor !== null &&
-        include.snapshot !== false &&
-        lane.contextAttachedVersion !== lane.summaryVersion;
-      const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
-      const isToolResultTurn =
-        toolResultIds(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]).length > 0;
-      const capForRetrieval = request.budget?.max_context_tokens ?? 4000;
-      const retrievalLimit = Math.min(
-        MAX_RETRIEVAL,
-        Math.max(MIN_RETRIEVAL, Math.floor(capForRetrieval / TOKENS_PER_RETRIEVED_ITEM)),
-      );
-      const provisionalNow = anchor
-        ? new Date(anchor.ts)
-        : request.message.time
-          ? new Date(request.message.time)
-          : null;
-
-      const [entries, channelContext, quoted] = await Promise.all([
-        deps.transcript.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
-        wantsChannelContext
-          ? deps.channels.loadAnchorContext({
-              tenantId,
-              platform: session.platform!,
-              channelId: session.channelId!,
-              messageId: anchor.message_id,
-              threadBudget: config.THREAD_BUDGET,
-            })
-          : null,
-        anchor?.reply_to_id && hasChannel
-          ? deps.channels.getChannelMessages({
-              tenantId,
-              platform: session.platform!,
-              channelId: session.channelId!,
-              messageIds: [anchor.reply_to_id],
-            })
-          : null,
-      ]);
-      // "Now" is the anchor's time; without an anchor, the message's stated time, else the
-      // latest stored turn of the lane, else the session's creation: never the wall clock.
-      const now = provisionalNow ?? entries.at(-1)?.createdAt ?? session.createdAt;
-      const retrieved =
-        userText.trim() &&
-        !isToolResultTurn &&
-        (include.memories !== false || include.channel_search !== false)
-          ? await retrieve({ session, laneKey, query: userText, now, limit: retrievalLimit, include })
-          : [];
-
-      // Media of the current thread, opt-in (§6.11); the manifest decides attach or reference.
-      let media: MediaCandidate[] = [];
-      let manifestRows: Awaited<ReturnType<typeof deps.manifest.list>> = [];
-      if (include.media === 'thread' && anchor && hasChannel) {
-        const threadId = anchor.thread_id ?? (anchor.reply_count > 0 ? anchor.message_id : null);
-        const thread =
-          channelContext?.thread ??
-          (threadId
-            ? ((
-                await deps.channels.getChannelMessages({
-                  tenantId,
-                  platform: session.platform!,
-                  channelId: session.channelId!,
-                  threadId,
-                })
-              ).thread ?? null)
-            : null);
-        const refs: MediaRefInput[] = [];
-        const sources: (string | null)[][] = [];
-        const add = (items: MediaRefInput[], messageId: string) => {
-          for (const item of items) {
-            refs.push(item);
-            sources.push([messageId, threadId]);
-          }
-        };
-        if (thread) {
-          add(thread.root.media, thread.root.message_id);
-          for (const reply of thread.replies) add(reply.media, reply.message_id);
-        }
-        add(anchor.media, anchor.message_id);
-        [media, manifestRows] = await Promise.all([
-          loadThreadMedia(tenantId, refs, sources),
-          deps.manifest.list({ tenantId, sessionId }),
-        ]);
-      }
-
-      const quotedMessage = quoted?.messages?.[0] ?? null;
-      const knownMessageIds = [
-        ...(anchor ? [anchor.message_id] : []),
-        ...(quotedMessage ? [quotedMessage.message_id] : []),
-        ...(channelContext ? channelContext.snapshot.adjacent.map((m) => m.message_id) : []),
-        ...(channelContext?.thread
-          ? [channelContext.thread.root.message_id, ...channelContext.thread.replies.map((r) => r.message_id)]
-          : []),
-      ];
-
-      // Tool history in view: last use per tool, and tool_search calls to promote from.
-      const toolLastUsed: Record<string, number> = {};
-      const searches: string[] = [];
-      const toolNames: Record<string, string> = {};
-      entries.forEach((entry, index) => {
-        for (const block of asBlocks(entry.content)) {
-          if (block.type !== 'tool_use') continue;
-          toolLastUsed[block.name] = entry.seq;
-          toolNames[block.id] = block.name;
-          const query = (block.input as { query?: unknown } | undefined)?.query;
-          if (
-            block.name === 'tool_search' &&
-            typeof query === 'string' &&
-            index >= entries.length - PROMOTION_WINDOW
-          ) {
-            searches.push(query);
-          }
-        }
-      });
-      const callerTools = request.tools ?? [];
-      const promotedTools = [
-        ...new Set(searches.flatMap((q) => searchTools(callerTools, q, 5).map((t) => t.name))),
-      ];
-
-      // What was sent stays sent: big tool results in this message are offloaded before assembly,
-      // so the payload holds the same reference the transcript will.
-      let messageContent: unknown = request.message.content;
-      if (!request.dry_run && isToolResultTurn) {
-        messageContent = (
-          await deps.db.transaction((tx) =>
-            deps.offload.offloadToolResults(
-              { tenantId, sessionId, content: request.message.content as string | ContentBlock[], toolNames },
-              tx,
-            ),
-          )
-        ).content;
-      }
-
-      const system: SystemSection[] = (request.system ?? []).map((s) => ({
-        name: s.name,
-        text: s.text,
-        cacheable: s.cacheable ?? true,
-      }));
-      const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
-      const result = assembleContext({
-        model: request.model ?? config.DEFAULT_MODEL,
-        message: messageContent,
-        now,
-        limits: {
-          total: request.budget?.total ?? config.CONTEXT_BUDGET,
-          maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
-          maxContextTokens: request.budget?.max_context_tokens ?? null,
-          compactTrigger: config.COMPACT_TRIGGER,
-          hardBlock: config.HARD_BLOCK,
-          safetyMargin: DEFAULT_SAFETY_MARGIN,
-        },
-        compaction: request.compaction ?? 'auto',
-        system,
-        agentSections: sections.map((s) => ({ name: s.name, text: s.content, cacheable: s.cacheable })),
-        structuredContext: hasChannel && include.snapshot !== false,
-        tools: callerTools,
-        toolLastUsed,
-        promotedTools,
-        toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
-        lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
-        history: entries.map((e: TranscriptEntryRow) => ({
-          seq: e.seq,
-          kind: e.kind,
-          role: e.role,
-          content: e.content,
-          tokenEstimate: e.tokenEstimate,
-        })),
-        channelContext: channelContext
-          ? {
-              platform: session.platform!,
-              channelId: session.channelId!,
-              channelName: channelContext.snapshot.channel.name || null,
-              snapshot: channelContext.snapshot,
-              thread: include.thread === false ? null : channelContext.thread,
-            }
-          : null,
-        knownMessageIds,
-        quotedReply: quotedMessage
-          ? {
-              message_id: quotedMessage.message_id,
-              author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
-              ts: quotedMessage.ts,
-              text: quotedMessage.text,
-            }
-          : null,
-        retrieved,
-        media,
-        manifest: {
-          artifactIds: manifestRows.map((r) => r.artifactId),
-          hashes: manifestRows.map((r) => r.contentHash),
-        },
-        previousPercentage,
-        estimator: deps.estimator,
-      });
-
-      const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
-      const sha = payloadSha256(payload);
-      let turnSeq: number | null = null;
-      if (!request.dry_run) {
-        const deferredWithSchemas = result.deferred_tools.map((d) => ({
-          ...d,
-          input_schema: callerTools.find((t) => t.name === d.name)?.input_schema,
-        }));
-        const appended = await deps.transcript.appendTurns({
+      idempotencyKey?: string;
+      encode: (reply: ContextReply) => string;
+    }): Promise<{ body: string; replayed: boolean }> {
+      const { tenantId, sessionId, request, encode } = params;
+      const result = await deps.idempotency.runRecorded<string>(
+        {
           tenantId,
-          sessionId,
-          turns: [
-            {
-              role: 'user',
-              content: result.userTurn.content as ContentBlock[],
-              lane_key: laneKey,
-              ...(request.message.author ? { author: request.message.author } : {}),
-              ...(request.message.time ? { time: request.message.time } : {}),
-              ...(request.message.source ? { source: { ...request.message.source } } : {}),
-            },
-          ],
-          onAppended: async (tx, { entries: written }) => {
-            const seq = written[0]!.seq;
-            // Assembly read the session at nextSeq; a turn appended since means this payload
-            // would not contain it: refuse rather than log a payload the transcript contradicts.
-            if (seq !== session.nextSeq) {
-              throw conflict(
-                'context.concurrent_turn',
-                'another turn was appended while this context was assembled; retry',
-                {
-                  expected_seq: session.nextSeq,
-                  actual_seq: seq,
-                },
-              );
-            }
-            await context.insertLog(
-              {
-                tenantId,
-                sessionId,
-                turnSeq: seq,
-                laneKey,
-                laneVersion: lane.version,
-                payloadSha256: sha,
-                budget: { ...result.budget, deferred_tools: deferredWithSchemas },
-                model: request.model ?? config.DEFAULT_MODEL,
-                createdAt: now,
-              },
-              tx,
-            );
-            for (const a of result.attachments) {
-              if (a.disposition !== 'attached') continue;
-              await deps.manifest.record(
-                {
-                  tenantId,
-                  sessionId,
-                  artifactId: a.artifact_id,
-                  contentHash: a.sha256,
-                  displayName: a.display_name,
-                  mediaType: a.media_type,
-                  sourceMessageId: a.source_message_id,
-                  sourceThreadId: a.source_thread_id,
-                  includedAtTurn: seq,
-                },
-                tx,
-              );
-            }
-            if (result.context.snapshot === 'attached') {
-              await context.markContextAttached(
-                { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, at: now },
-                tx,
-              );
-            }
-          },
-        });
-        turnSeq = appended.entries[0]!.seq;
-      }
-
-      return {
-        payload,
-        format: request.format ?? 'anthropic',
-        budget: result.budget,
-        compaction: {
-          mode: request.compaction ?? 'auto',
-          available: false,
-          action: result.context.lane.dropped_entries > 0 ? 'truncated' : 'none',
+          scope: 'sessions.context',
+          key: request.dry_run ? undefined : params.idempotencyKey,
+          request: { session_id: sessionId, body: request },
         },
-        context: result.context,
-        attachments: result.attachments,
-        deferred_tools: result.deferred_tools,
-        notes: result.notes,
-        cache: result.cache,
-        turn_seq: turnSeq,
-        payload_sha256: sha,
-        dry_run: request.dry_run ?? false,
-      };
+        async (record) => {
+          let body: string | null = null;
+          const reply = await assembleTurn({
+            tenantId,
+            sessionId,
+            request,
+            beforeCommit: async (tx, committed) => {
+              body = encode(committed);
+              await record({ statusCode: 200, body }, tx);
+            },
+          });
+          return { statusCode: 200, body: body ?? encode(reply) };
+        },
+      );
+      return { body: result.body, replayed: result.replayed };
     },
 
     async contextLog(params: { tenantId: string; sessionId: string; afterSeq?: number; limit: number }) {

@@ -3,6 +3,7 @@
 import type { AppDeps } from '../deps.js';
 import { createAgentSectionsRepository } from '../store/agent-sections.repository.js';
 import { createBlobsRepository } from '../store/blobs.repository.js';
+import { createContextRepository } from '../store/context.repository.js';
 import { createManifestRepository } from '../store/manifest.repository.js';
 import { createSessionsRepository } from '../store/sessions.repository.js';
 import { createTranscriptRepository } from '../store/transcript.repository.js';
@@ -38,6 +39,7 @@ export function createSessionServices(deps: AppDeps) {
       transcript: createTranscriptRepository(db),
       offload,
       calibration: createCalibrationService({ registry: deps.metrics.registry }),
+      contextLog: createContextRepository(db),
       clock: deps.clock,
       estimator: deps.estimator,
     }),

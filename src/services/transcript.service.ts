@@ -9,6 +9,7 @@ import { imageTokens, type TokenEstimator } from '../core/tokens.js';
 import { duplicateId, validateTurnSequence } from '../core/turn-validation.js';
 import type { Db, Executor } from '../db/client.js';
 import { AppError, conflict, unprocessable } from '../errors.js';
+import type { ContextRepository } from '../store/context.repository.js';
 import type { SessionRow, SessionsRepository } from '../store/sessions.repository.js';
 import type {
   NewTranscriptEntry,
@@ -63,6 +64,8 @@ export function createTranscriptService(deps: {
   transcript: TranscriptRepository;
   offload: Pick<OffloadService, 'offloadToolResults'>;
   calibration: CalibrationService;
+  /** The latest context call: the estimate of the input a reported usage belongs to. */
+  contextLog: Pick<ContextRepository, 'lastLog'>;
   clock: Clock;
   estimator: TokenEstimator;
   onAppended?: OnAppended[];
@@ -104,6 +107,23 @@ export function createTranscriptService(deps: {
         details,
       );
     }
+  };
+
+  /**
+   * What a reported call's input is compared with (§6.3): the payload estimate (`budget.used`) of
+   * the session's latest context call plus what its lane gained since (tool-loop turns appended
+   * here), and that call's model for usage reported without one. Null when the session never made
+   * a context call: then the stored transcript before the turn is the estimate.
+   */
+  const usageBasis = async (tx: Executor, tenantId: string, sessionId: string) => {
+    const last = await deps.contextLog.lastLog({ tenantId, sessionId }, tx);
+    const used = (last?.budget as { used?: unknown } | undefined)?.used;
+    if (!last || typeof used !== 'number') return null;
+    const since = await transcript.laneTokensAfter(
+      { tenantId, sessionId, laneKey: last.laneKey, afterSeq: last.turnSeq },
+      tx,
+    );
+    return { laneKey: last.laneKey, tokens: used + since, model: last.model };
   };
 
   return {
@@ -173,6 +193,7 @@ export function createTranscriptService(deps: {
         const now = clock.now();
         let runningTokens = session.totalTokens;
         let calibration = session.calibration;
+        const basis = turns.some((turn) => turn.usage) ? await usageBasis(tx, tenantId, sessionId) : null;
         const usage: { model: string; usage: ReportedUsage; estimatedInput: number }[] = [];
         const rows: NewTranscriptEntry[] = [];
         for (const [index, turn] of turns.entries()) {
@@ -187,12 +208,13 @@ export function createTranscriptService(deps: {
           );
           const tokens = estimate(content, media[index]!.images);
           if (turn.usage) {
-            // The estimate of the call's input is what the session had stored before this turn.
-            const model = turn.model ?? 'unknown';
-            calibration = addUsage(calibration, model, turn.usage, runningTokens);
-            usage.push({ model, usage: turn.usage, estimatedInput: runningTokens });
+            const model = turn.model ?? basis?.model ?? 'unknown';
+            const estimatedInput = basis?.tokens ?? runningTokens;
+            calibration = addUsage(calibration, model, turn.usage, estimatedInput);
+            usage.push({ model, usage: turn.usage, estimatedInput });
           }
           runningTokens += tokens;
+          if (basis && checked.turns[index]!.laneKey === basis.laneKey) basis.tokens += tokens;
           rows.push({
             tenantId,
             sessionId,

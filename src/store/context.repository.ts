@@ -1,8 +1,9 @@
-// SQL for context assembly: the lane state it reads (and the attached-context marker it writes)
-// and the audit log of context calls (DESIGN §6.13).
-import { and, asc, desc, eq, gt } from 'drizzle-orm';
+// SQL for context assembly: the lane state it reads (the attached-context marker and the pending
+// slot it writes) and the audit log of context calls (DESIGN §6.13).
+import { and, asc, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { contextLog, laneStates } from '../db/schema.js';
+import type { PendingSlot } from '../core/pending-slot.js';
 
 export type LaneStateRow = typeof laneStates.$inferSelect;
 export type ContextLogRow = typeof contextLog.$inferSelect;
@@ -49,6 +50,57 @@ export function createContextRepository(db: Executor) {
           target: [laneStates.tenantId, laneStates.sessionId, laneStates.laneKey],
           set: { contextAttachedVersion: params.summaryVersion, updatedAt: params.at },
         });
+    },
+
+    /**
+     * Sets the lane's pending slot (§6.10), creating the lane state when the lane has none. A
+     * fenced change: it bumps `version`, like every change of what the lane's payload depends on.
+     */
+    async setPendingSlot(
+      params: { tenantId: string; sessionId: string; laneKey: string; slot: PendingSlot; at: Date },
+      tx: Executor = db,
+    ): Promise<LaneStateRow> {
+      const [row] = await tx
+        .insert(laneStates)
+        .values({
+          tenantId: params.tenantId,
+          sessionId: params.sessionId,
+          laneKey: params.laneKey,
+          pendingSlot: params.slot,
+          version: 1,
+          updatedAt: params.at,
+        })
+        .onConflictDoUpdate({
+          target: [laneStates.tenantId, laneStates.sessionId, laneStates.laneKey],
+          set: { pendingSlot: params.slot, version: sql`${laneStates.version} + 1`, updatedAt: params.at },
+        })
+        .returning();
+      return row!;
+    },
+
+    /**
+     * Clears the lane's pending slot (bumping `version`). With `version`, only if the lane state is
+     * still at that version: a context call consumes the slot it applied, never a newer one set
+     * meanwhile. False when there was nothing to clear.
+     */
+    async clearPendingSlot(
+      params: { tenantId: string; sessionId: string; laneKey: string; at: Date; version?: number },
+      tx: Executor = db,
+    ): Promise<boolean> {
+      const rows = await tx
+        .update(laneStates)
+        .set({ pendingSlot: null, version: sql`${laneStates.version} + 1`, updatedAt: params.at })
+        .where(
+          and(
+            eq(laneStates.tenantId, params.tenantId),
+            eq(laneStates.sessionId, params.sessionId),
+            eq(laneStates.laneKey, params.laneKey),
+            isNotNull(laneStates.pendingSlot),
+            ...(params.version !== undefined ? [eq(laneStates.version, params.version)] : []),
+          ),
+        )
+        .returning({ version: laneStates.version });
+      return rows.length > 0;
     },
 
     async insertLog(row: typeof contextLog.$inferInsert, tx: Executor = db): Promise<void> {

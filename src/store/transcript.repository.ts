@@ -103,6 +103,24 @@ export function createTranscriptRepository(db: Executor) {
         .orderBy(asc(transcriptEntries.seq));
     },
 
+    /** Sum of the token estimates of a lane's entries after `afterSeq`. */
+    async laneTokensAfter(
+      params: { tenantId: string; sessionId: string; laneKey: string; afterSeq: number },
+      tx: Executor = db,
+    ): Promise<number> {
+      const [row] = await tx
+        .select({ tokens: sql<number>`coalesce(sum(${transcriptEntries.tokenEstimate}), 0)::int` })
+        .from(transcriptEntries)
+        .where(
+          and(
+            ofSession(params.tenantId, params.sessionId),
+            eq(transcriptEntries.laneKey, params.laneKey),
+            gt(transcriptEntries.seq, params.afterSeq),
+          ),
+        );
+      return Number(row?.tokens ?? 0);
+    },
+
     async bySeqs(
       { tenantId, sessionId, seqs }: { tenantId: string; sessionId: string; seqs: number[] },
       tx: Executor = db,

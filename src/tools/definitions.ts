@@ -50,13 +50,17 @@ export const BUILTIN_TOOLS: Readonly<Record<BuiltinToolName, Anthropic.Tool>> = 
     name: 'channel_messages',
     description:
       'Fetch exact content from this channel: a whole thread (root and the most recent replies), ' +
-      'specific messages by id, or one media artifact as a content block. Scoped to the current channel.',
+      'specific messages by id, or one media artifact posted here (an image comes back as an image, ' +
+      'a text file as its first 4 KB, anything else as a one-line description). Scoped to the current channel.',
     input_schema: {
       type: 'object',
       properties: {
         thread_id: { type: 'string', description: 'Thread to fetch (root + replies).' },
         message_ids: { type: 'array', items: { type: 'string' }, maxItems: 50 },
-        media_artifact_id: { type: 'string', description: 'Artifact id of a media item to attach.' },
+        media_artifact_id: {
+          type: 'string',
+          description: 'Artifact id of a media item of this channel (from a media reference); give it alone.',
+        },
         max_replies: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
       },
       additionalProperties: false,

@@ -1,8 +1,11 @@
 // POST /v1/sessions/{id}/context and GET /context-log against a real database: bad input, tenant
-// isolation, structured channel context attached once per lane, determinism, the audit row, and a
-// 100-turn session whose payloads keep repeating their previous prefix.
+// isolation, structured channel context attached once per lane, determinism, the audit row, a
+// 100-turn session whose payloads keep repeating their previous prefix, Idempotency-Key, pending
+// slots (PUT/DELETE …/lanes/{lane}/pending-slot) and usage calibration of the budget.
 import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 import { at, ingest } from '../helpers/channel.js';
 
@@ -30,8 +33,29 @@ async function session(tenant: TestTenant = t, channelId = `C${++channelSeq}`) {
   return { id: response.json().session.id as string, channelId };
 }
 
-const contextCall = (sessionId: string, payload: Record<string, unknown>, tenant: TestTenant = t) =>
-  tenant.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/context`, payload });
+const contextCall = (
+  sessionId: string,
+  payload: Record<string, unknown>,
+  tenant: TestTenant = t,
+  idempotencyKey?: string,
+) =>
+  tenant.inject({
+    method: 'POST',
+    url: `/v1/sessions/${sessionId}/context`,
+    payload,
+    ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+  });
+
+const slotUrl = (sessionId: string, lane: string) =>
+  `/v1/sessions/${sessionId}/lanes/${encodeURIComponent(lane)}/pending-slot`;
+const putSlot = (sessionId: string, lane: string, slot: unknown, tenant: TestTenant = t) =>
+  tenant.inject({ method: 'PUT', url: slotUrl(sessionId, lane), payload: slot as Record<string, unknown> });
+
+async function contextLog(sessionId: string) {
+  const response = await t.inject({ url: `/v1/sessions/${sessionId}/context-log?limit=500` });
+  expect(response.statusCode).toBe(200);
+  return response.json().entries as { turn_seq: number; lane_version: number }[];
+}
 
 async function transcript(sessionId: string) {
   const response = await t.inject({ url: `/v1/sessions/${sessionId}/transcript?limit=500` });
@@ -57,6 +81,8 @@ describe('POST /v1/sessions/{id}/context: bad input', () => {
         url: `/v1/sessions/${s.id}/tools/memory_search`,
         payload: { input: { query: 'x' } },
       }),
+      await putSlot(s.id, `root:${s.channelId}`, { name: 'day', type: 'date' }, other),
+      await other.inject({ method: 'DELETE', url: slotUrl(s.id, `root:${s.channelId}`) }),
     ]) {
       expect(response.statusCode).toBe(404);
       expect(errorOf(response).code).toBe('session.not_found');
@@ -369,5 +395,310 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
     expect(
       (await t.inject({ url: `/v1/sessions/${s.id}/context-log?limit=500` })).json().entries,
     ).toHaveLength(100);
+  });
+});
+
+describe('Idempotency-Key on POST /v1/sessions/{id}/context', () => {
+  const body = (channelId: string, text = 'what is the plan?') => ({
+    message: { content: text, lane_key: `root:${channelId}` },
+    system: [{ name: 'policy', text: 'You are the planning bot.' }],
+    tools: [
+      {
+        name: 'shell',
+        description: 'run a command',
+        input_schema: { type: 'object', properties: { zeta: { type: 'string' }, a: { type: 'number' } } },
+        source: 'builtin',
+      },
+    ],
+  });
+
+  it('replays the first reply byte for byte without appending or logging again', async () => {
+    const s = await session();
+    const first = await contextCall(s.id, body(s.channelId), t, 'ctx-key-1');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(first.json().turn_seq).toBe(1);
+    const again = await contextCall(s.id, body(s.channelId), t, 'ctx-key-1');
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.body).toBe(first.body);
+    expect(await transcript(s.id)).toHaveLength(1);
+    expect(await contextLog(s.id)).toHaveLength(1);
+
+    // The same key with another body is a conflict, and writes nothing.
+    const other = await contextCall(s.id, body(s.channelId, 'something else'), t, 'ctx-key-1');
+    expect(other.statusCode).toBe(409);
+    expect(errorOf(other).code).toBe('idempotency.key_reused');
+    expect(await transcript(s.id)).toHaveLength(1);
+
+    // A new key is a new turn.
+    const next = await contextCall(s.id, body(s.channelId), t, 'ctx-key-2');
+    expect(next.statusCode).toBe(200);
+    expect(next.json().turn_seq).toBe(2);
+    expect(await contextLog(s.id)).toHaveLength(2);
+  });
+
+  it('two concurrent calls with one key append once and answer the same bytes', async () => {
+    const s = await session();
+    const [a, b] = await Promise.all([
+      contextCall(s.id, body(s.channelId), t, 'race-key'),
+      contextCall(s.id, body(s.channelId), t, 'race-key'),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(a.body).toBe(b.body);
+    expect(await transcript(s.id)).toHaveLength(1);
+    expect(await contextLog(s.id)).toHaveLength(1);
+  });
+
+  it("another tenant's use of the same key is independent", async () => {
+    const mine = await session();
+    const first = await contextCall(mine.id, body(mine.channelId), t, 'shared-key');
+    expect(first.statusCode).toBe(200);
+    const theirs = await session(other);
+    const response = await contextCall(theirs.id, body(theirs.channelId), other, 'shared-key');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['idempotent-replayed']).toBeUndefined();
+    expect(response.json().turn_seq).toBe(1);
+    // A key only this tenant used does not open its stored reply to the other tenant.
+    expect((await contextCall(mine.id, body(mine.channelId, 'mine'), t, 'mine-only')).statusCode).toBe(200);
+    const foreign = await contextCall(mine.id, body(mine.channelId, 'mine'), other, 'mine-only');
+    expect(foreign.statusCode).toBe(404);
+    expect(errorOf(foreign).code).toBe('session.not_found');
+  });
+
+  it('a dry run ignores the key: nothing is stored, nothing replayed', async () => {
+    const s = await session();
+    const dry = { ...body(s.channelId), dry_run: true };
+    const a = await contextCall(s.id, dry, t, 'dry-key');
+    const b = await contextCall(s.id, dry, t, 'dry-key');
+    expect(a.statusCode).toBe(200);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    expect(a.body).toBe(b.body);
+    // The key is still free for the real call.
+    const real = await contextCall(s.id, body(s.channelId), t, 'dry-key');
+    expect(real.statusCode).toBe(200);
+    expect(real.headers['idempotent-replayed']).toBeUndefined();
+    expect(real.json().turn_seq).toBe(1);
+    expect(await transcript(s.id)).toHaveLength(1);
+  });
+
+  it('a bad key is a 400 with the header path', async () => {
+    const s = await session();
+    const response = await contextCall(s.id, body(s.channelId), t, 'k'.repeat(300));
+    expect(response.statusCode).toBe(400);
+    expect((errorOf(response).details as { path: string }[])[0]!.path).toBe('headers.idempotency-key');
+  });
+});
+
+describe('pending slots: PUT/DELETE /v1/sessions/{id}/lanes/{lane}/pending-slot', () => {
+  const slot = { name: 'delivery date', type: 'date', prompt: 'When should we deliver?' };
+  const ask = (sessionId: string, lane: string, text: string, extra: Record<string, unknown> = {}) =>
+    contextCall(sessionId, {
+      message: { content: text, lane_key: lane },
+      include: { memories: false, channel_search: false },
+      ...extra,
+    });
+  /** This turn's blocks: from the user's text on (earlier user turns merge into the same message). */
+  const turnBlocks = (
+    response: { json(): { payload: { messages: { content: { text?: string }[] }[] } } },
+    text: string,
+  ) => {
+    const blocks = response.json().payload.messages.at(-1)!.content;
+    return JSON.stringify(blocks.slice(blocks.findLastIndex((b) => b.text === text)));
+  };
+  const storedSlot = async (sessionId: string, lane: string) => {
+    const [row] = await queryRows<{ pending_slot: unknown; version: number }>(
+      ctx.deps.database.db,
+      sql`select pending_slot, version from lane_states where session_id = ${sessionId} and lane_key = ${lane}`,
+    );
+    return row ?? null;
+  };
+
+  it('a matching message shows the slot and consumes it; a non-matching one keeps it', async () => {
+    const s = await session();
+    const lane = `root:${s.channelId}`;
+    const set = await putSlot(s.id, lane, slot);
+    expect(set.statusCode).toBe(200);
+    expect(set.json()).toMatchObject({ session_id: s.id, lane_key: lane, pending_slot: slot, version: 1 });
+
+    const unrelated = await ask(s.id, lane, 'can you check the build logs?');
+    expect(unrelated.statusCode).toBe(200);
+    expect(unrelated.json().context.pending_slot).toBeNull();
+    expect(turnBlocks(unrelated, 'can you check the build logs?')).not.toContain('pending_slot');
+    expect(await storedSlot(s.id, lane)).toMatchObject({ pending_slot: slot, version: 1 });
+
+    // A dry run shows a matching slot but does not consume it.
+    const dry = await ask(s.id, lane, 'tomorrow please', { dry_run: true });
+    expect(dry.json().context.pending_slot).toEqual({
+      name: 'delivery date',
+      type: 'date',
+      value: 'tomorrow',
+    });
+    expect(await storedSlot(s.id, lane)).toMatchObject({ pending_slot: slot, version: 1 });
+
+    const answer = await ask(s.id, lane, 'tomorrow please');
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json().context.pending_slot).toEqual({
+      name: 'delivery date',
+      type: 'date',
+      value: 'tomorrow',
+    });
+    expect(turnBlocks(answer, 'tomorrow please')).toContain('<pending_slot trust=\\"untrusted\\">');
+    expect(turnBlocks(answer, 'tomorrow please')).toContain('When should we deliver?');
+    // Consumed in the call's transaction (a fenced change: version 2); the audit row has the
+    // version the payload was built from.
+    expect(await storedSlot(s.id, lane)).toEqual({ pending_slot: null, version: 2 });
+    expect((await contextLog(s.id)).at(-1)).toMatchObject({
+      turn_seq: answer.json().turn_seq,
+      lane_version: 1,
+    });
+
+    const later = await ask(s.id, lane, 'next friday');
+    expect(later.json().context.pending_slot).toBeNull();
+    expect(turnBlocks(later, 'next friday')).not.toContain('pending_slot');
+  });
+
+  it('DELETE withdraws the slot (204, also when none is pending); an ended session refuses a PUT', async () => {
+    const s = await session();
+    const lane = `root:${s.channelId}`;
+    expect((await putSlot(s.id, lane, { name: 'confirm', type: 'yes_no' })).statusCode).toBe(200);
+    const replaced = await putSlot(s.id, lane, { name: 'size', type: 'choice', choices: ['small', 'large'] });
+    expect(replaced.json()).toMatchObject({ pending_slot: { name: 'size' }, version: 2 });
+    const removed = await t.inject({ method: 'DELETE', url: slotUrl(s.id, lane) });
+    expect(removed.statusCode).toBe(204);
+    expect(await storedSlot(s.id, lane)).toEqual({ pending_slot: null, version: 3 });
+    expect((await t.inject({ method: 'DELETE', url: slotUrl(s.id, lane) })).statusCode).toBe(204);
+    expect((await t.inject({ method: 'DELETE', url: slotUrl(s.id, 'root:never-used') })).statusCode).toBe(
+      204,
+    );
+    const response = await ask(s.id, lane, 'large');
+    expect(response.json().context.pending_slot).toBeNull();
+
+    await t.inject({ method: 'POST', url: `/v1/sessions/${s.id}/reset` });
+    const ended = await putSlot(s.id, lane, slot);
+    expect(ended.statusCode).toBe(409);
+    expect(errorOf(ended).code).toBe('session.ended');
+  });
+
+  it('a PUT with an Idempotency-Key is applied once', async () => {
+    const s = await session();
+    const lane = `thread:${s.channelId}:1700000000.0001`;
+    const put = () =>
+      t.inject({
+        method: 'PUT',
+        url: slotUrl(s.id, lane),
+        payload: slot,
+        headers: { 'idempotency-key': 'slot-key' },
+      });
+    const first = await put();
+    const again = await put();
+    expect(first.statusCode).toBe(200);
+    expect(again.body).toBe(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await storedSlot(s.id, lane)).toMatchObject({ version: 1 });
+  });
+
+  it('bad slot bodies are 400 with the field path, and nothing is stored', async () => {
+    const s = await session();
+    const lane = `root:${s.channelId}`;
+    const cases: [unknown, string][] = [
+      [{ type: 'date' }, 'body.name'],
+      [{ name: 'x', type: 'colour' }, 'body.type'],
+      [{ name: 'x', type: 'choice' }, 'body.choices'],
+      [{ name: 'x', type: 'choice', choices: [] }, 'body.choices'],
+      [{ name: 'x', type: 'regex' }, 'body.pattern'],
+      [{ name: 'x', type: 'regex', pattern: '([a-z' }, 'body.pattern'],
+      [{ name: 'x', type: 'date', expires_at: 'tomorrow' }, 'body.expires_at'],
+      [{ name: 'x', type: 'date', lane_key: 'elsewhere' }, 'body'],
+    ];
+    for (const [body, path] of cases) {
+      const response = await putSlot(s.id, lane, body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      const error = errorOf(response);
+      expect(error.code).toBe('request.invalid');
+      expect((error.details as { path: string }[]).map((d) => d.path)).toContain(path);
+    }
+    const longLane = await putSlot(s.id, 'l'.repeat(600), slot);
+    expect(longLane.statusCode).toBe(414);
+    expect(errorOf(longLane).code).toBe('request.path_parameter_too_long');
+    expect(await storedSlot(s.id, lane)).toBeNull();
+  });
+});
+
+describe('usage calibration of the budget', () => {
+  const system = [{ name: 'policy', text: 'You are the operations bot of the platform team. '.repeat(120) }];
+  const ask = (sessionId: string, text: string, extra: Record<string, unknown> = {}) =>
+    contextCall(sessionId, {
+      message: { content: text },
+      model: 'claude-test',
+      system,
+      include: { memories: false, channel_search: false },
+      ...extra,
+    });
+  const report = (sessionId: string, inputTokens: number, model?: string) =>
+    t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/turns`,
+      payload: {
+        turns: [
+          {
+            role: 'assistant',
+            content: 'noted',
+            usage: { input_tokens: inputTokens, output_tokens: 5 },
+            ...(model ? { model } : {}),
+          },
+        ],
+      },
+    });
+
+  it('without reports the factor is 1', async () => {
+    const s = await session();
+    const response = await ask(s.id, 'hello', { dry_run: true });
+    expect(response.json().budget.calibration).toEqual({ factor: 1, ratio: null, calls: 0 });
+    const { used, used_with_margin: withMargin } = response.json().budget;
+    expect(withMargin).toBe(Math.ceil(used * 1.2));
+  });
+
+  it('usage twice the estimates doubles the measured totals from the third report on', async () => {
+    const s = await session();
+    for (let turn = 1; turn <= 3; turn += 1) {
+      const call = await ask(s.id, `status of job ${turn}?`);
+      expect(call.statusCode).toBe(200);
+      // The reported input is compared with the estimate of the payload it was built from; a
+      // report without a model counts under the model of that context call.
+      const reported = await report(
+        s.id,
+        2 * call.json().budget.used,
+        turn === 2 ? undefined : 'claude-test',
+      );
+      expect(reported.statusCode).toBe(201);
+      const probe = await ask(s.id, 'and now?', { dry_run: true });
+      expect(probe.json().budget.calibration).toEqual({ factor: turn < 3 ? 1 : 2, ratio: 2, calls: turn });
+    }
+    const view = (await t.inject({ url: `/v1/sessions/${s.id}` })).json();
+    expect(view.calibration['claude-test']).toMatchObject({ ratio: 2, calls: 3 });
+
+    // Window sized so the uncalibrated estimate is at ~42%: calibrated it is past 80%.
+    const sizing = await ask(s.id, 'how full is it?', { dry_run: true });
+    const used = sizing.json().budget.used as number;
+    const budget = { total: 1000 + Math.ceil((used * 1.2) / 0.42), max_output_tokens: 1000 };
+    const calibrated = await ask(s.id, 'how full is it?', { dry_run: true, budget });
+    const plain = await ask(s.id, 'how full is it?', { dry_run: true, budget, model: 'uncalibrated-model' });
+    expect(calibrated.statusCode).toBe(200);
+    const a = calibrated.json().budget;
+    const b = plain.json().budget;
+    expect(b.calibration).toEqual({ factor: 1, ratio: null, calls: 0 });
+    expect(b.state).toBe('ok');
+    expect(b.percentage).toBeLessThan(0.45);
+    expect(a.calibration.factor).toBe(2);
+    expect(a.used_with_margin).toBe(Math.ceil(a.used * 2 * 1.2));
+    expect(a.remaining).toBe(a.effective_window - a.used_with_margin);
+    expect(a.percentage).toBeGreaterThan(0.8);
+    expect(a.state).toBe('compact_soon');
+    // Same stored state and request, same bytes.
+    const repeat = await ask(s.id, 'how full is it?', { dry_run: true, budget });
+    expect(repeat.body).toBe(calibrated.body);
   });
 });

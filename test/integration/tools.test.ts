@@ -1,9 +1,11 @@
 // GET /v1/sessions/{id}/tools and POST /v1/sessions/{id}/tools/{name}: definitions, scoping to
-// the session's tenant and channel, bad input, and tool_search promotion through the context call.
+// the session's tenant and channel, bad input, tool_search promotion through the context call,
+// Idempotency-Key, and channel_messages media fetches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferralNote } from '../../src/core/tool-deferral.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 import { at, ingest } from '../helpers/channel.js';
+import { pdfBytes, pngBytes } from '../helpers/media.js';
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -25,8 +27,27 @@ async function session(tenant: TestTenant, payload: Record<string, unknown>) {
   return response.json().session.id as string;
 }
 
-const run = (tenant: TestTenant, sessionId: string, name: string, input: unknown) =>
-  tenant.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/tools/${name}`, payload: { input } });
+const run = (tenant: TestTenant, sessionId: string, name: string, input: unknown, idempotencyKey?: string) =>
+  tenant.inject({
+    method: 'POST',
+    url: `/v1/sessions/${sessionId}/tools/${name}`,
+    payload: { input },
+    ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+  });
+
+const channelSession = (tenant: TestTenant, channelId: string) =>
+  session(tenant, { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: channelId });
+
+async function upload(tenant: TestTenant, bytes: Buffer, contentType: string, filename: string) {
+  const response = await tenant.inject({
+    method: 'POST',
+    url: '/v1/blobs',
+    payload: bytes,
+    headers: { 'content-type': contentType, 'x-filename': filename },
+  });
+  expect(response.statusCode).toBeLessThan(300);
+  return response.json().artifact_id as string;
+}
 
 describe('agent tools', () => {
   it('lists the built-ins; channel tools only for a channel session', async () => {
@@ -191,5 +212,153 @@ describe('agent tools', () => {
     expect((second.json().deferred_tools as { name: string }[]).map((d) => d.name)).not.toContain(
       'jira_create_ticket',
     );
+  });
+});
+
+describe('Idempotency-Key on POST /v1/sessions/{id}/tools/{name}', () => {
+  it('replays the first result even after the channel changed; another input is a 409', async () => {
+    const channelId = `C${++seq}`;
+    await ingest(t, channelId, [{ message_id: 'i1', ts: at(1), text: 'the canary deploy is green' }]);
+    const id = await channelSession(t, channelId);
+    const first = await run(t, id, 'channel_context', { intent: 'canary deploy' }, 'tool-key');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    await ingest(t, channelId, [{ message_id: 'i2', ts: at(2), text: 'canary deploy rolled back' }]);
+    const again = await run(t, id, 'channel_context', { intent: 'canary deploy' }, 'tool-key');
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    const fresh = await run(t, id, 'channel_context', { intent: 'canary deploy' });
+    expect(fresh.json().content[0].text).toContain('rolled back');
+
+    const conflict = await run(t, id, 'channel_context', { intent: 'something else' }, 'tool-key');
+    expect(conflict.statusCode).toBe(409);
+    expect(errorOf(conflict).code).toBe('idempotency.key_reused');
+
+    // Another tenant's use of the same key is its own.
+    await ingest(other, channelId, [{ message_id: 'o1', ts: at(1), text: 'their canary deploy notes' }]);
+    const theirs = await channelSession(other, channelId);
+    const foreign = await run(other, theirs, 'channel_context', { intent: 'canary deploy' }, 'tool-key');
+    expect(foreign.statusCode).toBe(200);
+    expect(foreign.headers['idempotent-replayed']).toBeUndefined();
+    expect(foreign.json().content[0].text).toContain('their canary deploy notes');
+    expect(foreign.json().content[0].text).not.toContain('green');
+  });
+});
+
+describe('channel_messages with media_artifact_id', () => {
+  it('returns an image of the channel as an image block', async () => {
+    const channelId = `C${++seq}`;
+    const png = pngBytes(64, 32);
+    const artifact = await upload(t, png, 'image/png', 'chart.png');
+    await ingest(t, channelId, [
+      { message_id: 'root', ts: at(1), text: 'the chart' },
+      {
+        message_id: 'm1',
+        ts: at(2),
+        text: 'here',
+        thread_id: 'root',
+        media: [{ artifact_id: artifact, media_type: 'image/png' }],
+      },
+    ]);
+    const id = await channelSession(t, channelId);
+    const response = await run(t, id, 'channel_messages', { media_artifact_id: artifact });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: `Media ${artifact} "chart.png" (image/png, ${png.length} bytes) from message m1 in thread root:`,
+        },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } },
+      ],
+      is_error: false,
+    });
+  });
+
+  it('returns the first slice of a text file, and describes other files in one line', async () => {
+    const channelId = `C${++seq}`;
+    const log = Buffer.from(`${'line of the build log\n'.repeat(250)}THE END`, 'utf8');
+    const text = await upload(t, log, 'text/plain', 'build.log');
+    const pdf = await upload(t, pdfBytes(), 'application/pdf', 'spec.pdf');
+    await ingest(t, channelId, [
+      {
+        message_id: 'f1',
+        ts: at(1),
+        text: 'logs and spec',
+        media: [
+          { artifact_id: text, media_type: 'text/plain' },
+          { artifact_id: pdf, media_type: 'application/pdf' },
+        ],
+      },
+    ]);
+    const id = await channelSession(t, channelId);
+    const textReply = await run(t, id, 'channel_messages', { media_artifact_id: text });
+    expect(textReply.statusCode).toBe(200);
+    const [block] = textReply.json().content as { type: string; text: string }[];
+    expect(textReply.json().content).toHaveLength(1);
+    expect(block!.text).toMatch(
+      /^Media [0-9a-f-]+ "build\.log" \(text\/plain, \d+ bytes\) from message f1:\nline of the build log/,
+    );
+    expect(block!.text).not.toContain('THE END');
+    expect(block!.text).toContain(`Use read_result with ref_id="${text}" and offset=4096 to read on.`);
+
+    const pdfReply = await run(t, id, 'channel_messages', { media_artifact_id: pdf });
+    expect(pdfReply.statusCode).toBe(200);
+    expect(pdfReply.json()).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: `[Media ${pdf} "spec.pdf" (application/pdf, ${pdfBytes().length} bytes) from message f1: not shown: only images and text can be returned as content.]`,
+        },
+      ],
+      is_error: false,
+    });
+  });
+
+  it("never reaches an unknown id, another channel's or another tenant's artifact", async () => {
+    const channelId = `C${++seq}`;
+    const elsewhere = `C${++seq}`;
+    const id = await channelSession(t, channelId);
+    // Another channel of the same tenant.
+    const theirs = await upload(t, pngBytes(8, 8, 40), 'image/png', 'other.png');
+    await ingest(t, elsewhere, [
+      {
+        message_id: 'x1',
+        ts: at(1),
+        text: 'elsewhere',
+        media: [{ artifact_id: theirs, media_type: 'image/png' }],
+      },
+    ]);
+    // Another tenant's blob, referenced by a message in a channel with the same id as ours.
+    const foreign = await upload(other, pngBytes(9, 9, 41), 'image/png', 'foreign.png');
+    await ingest(other, channelId, [
+      {
+        message_id: 'y1',
+        ts: at(1),
+        text: 'same id',
+        media: [{ artifact_id: foreign, media_type: 'image/png' }],
+      },
+    ]);
+    // Our channel referencing the other tenant's artifact id does not make it ours either.
+    await ingest(t, channelId, [
+      {
+        message_id: 'z1',
+        ts: at(2),
+        text: 'copied id',
+        media: [{ artifact_id: foreign, media_type: 'image/png' }],
+      },
+    ]);
+    for (const artifact of [theirs, foreign, '00000000-0000-7000-8000-000000000000', 'not-a-uuid']) {
+      const response = await run(t, id, 'channel_messages', { media_artifact_id: artifact });
+      expect(response.statusCode, artifact).toBe(404);
+      expect(errorOf(response)).toMatchObject({
+        code: 'tools.media_not_found',
+        details: { path: 'body.input.media_artifact_id' },
+      });
+    }
+    const mixed = await run(t, id, 'channel_messages', { media_artifact_id: theirs, thread_id: 'x1' });
+    expect(mixed.statusCode).toBe(400);
+    expect((errorOf(mixed).details as { path: string }[])[0]!.path).toBe('body.input.media_artifact_id');
   });
 });

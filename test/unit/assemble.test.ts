@@ -470,6 +470,42 @@ describe('assembleContext: budget', () => {
     }
   });
 
+  it('retrieved rows are grouped by source and day, oldest first, and packed with their group keys', () => {
+    const day = (d: number, h: number) => new Date(Date.UTC(2026, 0, d, h, 5)).toISOString();
+    const retrieved = [
+      { id: 'b', text: 'second best', ts: day(3, 9), author: 'Sam', source: 'slack #general' },
+      { id: 'a', text: 'best', ts: day(2, 14), author: 'Kim', source: 'slack #general' },
+      { id: 'm', text: 'Sam prefers Fridays', ts: day(1, 8), author: null, source: 'memory:preference' },
+      { id: 'c', text: 'same day as b, earlier', ts: day(3, 7), author: 'Kim', source: 'slack #general' },
+      { id: 'u', text: 'no time', ts: null, author: 'Lee', source: 'slack #general' },
+    ].map((r, i) => ({ ...r, kind: 'channel_message' as const, score: 0.9 - i / 10 }));
+    const r = assembleContext(input({ retrieved }));
+    const block = texts(r.payload.messages.at(-1)!.content).find((t) => t.startsWith('<retrieved_context'))!;
+    const data = JSON.parse(block.split('\n')[2]!) as Record<string, string[]>;
+    expect(data).toEqual({
+      'slack #general': ['Lee: no time'],
+      'memory:preference, 2026-01-01': ['08:05 Sam prefers Fridays'],
+      'slack #general, 2026-01-02': ['14:05 Kim: best'],
+      'slack #general, 2026-01-03': ['07:05 Kim: same day as b, earlier', '09:05 Sam: second best'],
+    });
+    expect(Object.keys(data)).toEqual([
+      'slack #general',
+      'memory:preference, 2026-01-01',
+      'slack #general, 2026-01-02',
+      'slack #general, 2026-01-03',
+    ]);
+    // Rank decides what fits; the room is respected with the group keys counted.
+    const used = [60, 90, 120].map((cap) => {
+      const small = assembleContext(
+        input({ retrieved, limits: { ...input().limits, maxContextTokens: cap } }),
+      );
+      expect(small.budget.added).toBeLessThanOrEqual(cap);
+      return small.context.retrieved.map((x) => x.id);
+    });
+    expect(used[0]).toEqual([]);
+    expect(used[2]).toEqual(['b', 'a']);
+  });
+
   it('usage notes over 80% and a memory-flush hint once per threshold', () => {
     const history = conversation(20);
     const base = input({ history });

@@ -9,6 +9,7 @@ import {
   withMargin,
   type BudgetLimits,
 } from '../../src/core/budget.js';
+import { budgetCalibration } from '../../src/core/calibration.js';
 
 const limits = (over: Partial<BudgetLimits> = {}): BudgetLimits => ({
   total: 200_000,
@@ -80,5 +81,48 @@ describe('budget', () => {
     expect(roomForAdded(10_000, l)).toBe(windowCeiling(l) - 10_000);
     expect(roomForAdded(10_000, { ...l, maxContextTokens: 1764 })).toBe(1764);
     expect(roomForAdded(90_000, { ...l, maxContextTokens: 1764 })).toBeLessThan(0);
+  });
+});
+
+describe('usage calibration of the budget', () => {
+  const sums = (reported: number, estimated: number, calls: number) => ({
+    models: {
+      'claude-x': {
+        reported_input: reported,
+        estimated_input: estimated,
+        cache_read: 0,
+        cache_write: 0,
+        calls,
+      },
+    },
+  });
+
+  it('applies the ratio from the third report on, clamped to [0.5, 2]', () => {
+    expect(budgetCalibration({ models: {} }, 'claude-x')).toEqual({ factor: 1, ratio: null, calls: 0 });
+    expect(budgetCalibration(sums(300, 200, 2), 'claude-x')).toEqual({ factor: 1, ratio: 1.5, calls: 2 });
+    expect(budgetCalibration(sums(300, 200, 3), 'claude-x')).toEqual({ factor: 1.5, ratio: 1.5, calls: 3 });
+    expect(budgetCalibration(sums(900, 200, 5), 'claude-x')).toEqual({ factor: 2, ratio: 4.5, calls: 5 });
+    expect(budgetCalibration(sums(20, 200, 5), 'claude-x')).toEqual({ factor: 0.5, ratio: 0.1, calls: 5 });
+    expect(budgetCalibration(sums(20, 0, 5), 'claude-x')).toEqual({ factor: 1, ratio: null, calls: 5 });
+    expect(budgetCalibration(sums(300, 200, 3), 'other-model').factor).toBe(1);
+  });
+
+  it('multiplies the window figure, not the components, and moves the ceiling with it', () => {
+    const components = { ...emptyComponents(), system: 1000, conversation: 8000 };
+    const calibration = { factor: 2, ratio: 2, calls: 3 };
+    const plain = budgetReport(components, limits({ total: 30_000, maxOutputTokens: 5000 }));
+    const doubled = budgetReport(components, limits({ total: 30_000, maxOutputTokens: 5000, calibration }));
+    expect(plain.calibration).toEqual({ factor: 1, ratio: null, calls: 0 });
+    expect(doubled.calibration).toEqual(calibration);
+    expect(doubled.components).toEqual(plain.components);
+    expect(doubled.used).toBe(9000);
+    expect(plain.used_with_margin).toBe(10_800);
+    expect(doubled.used_with_margin).toBe(21_600);
+    expect(plain.state).toBe('ok');
+    expect(doubled.state).toBe('compact_soon');
+    const ceiling = windowCeiling(limits({ calibration }));
+    expect(withMargin(ceiling, 2.4)).toBeLessThan(0.98 * 191_808);
+    expect(withMargin(ceiling + 1, 2.4)).toBeGreaterThanOrEqual(0.98 * 191_808);
+    expect(ceiling).toBeLessThan(windowCeiling(limits()) / 2 + 1);
   });
 });
