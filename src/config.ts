@@ -53,6 +53,12 @@ export const configSchema = z.object({
   TOOL_DEFERRAL_SHARE: ratio(0.1),
   THREAD_BUDGET: int(8000),
   SESSION_MAX_AGE_MS: int(14_400_000),
+  /** How long ingest event ids are remembered for dedupe; the hourly retention job prunes older ones. */
+  INGEST_DEDUPE_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(3_600_000, 'must be at least 3600000 (1 h): the retention job runs hourly')
+    .default(7 * 86_400_000),
   BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
   BLOB_LIMIT_BYTES: int(25 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: int(6000),

@@ -17,6 +17,10 @@ export function toolResultText(content: unknown): string | null {
   return parts.join('\n');
 }
 
+/** How an offload reference starts and ends (the store matches stored references by these). */
+export const OFFLOAD_REFERENCE_START = '[Tool result stored — ';
+export const offloadReferenceEnd = (refId: string) => `] Use read_result with ref_id="${refId}"`;
+
 /** The reference kept in the transcript for an offloaded tool result. */
 export function offloadReference(params: {
   byteLength: number;
@@ -26,8 +30,8 @@ export function offloadReference(params: {
 }) {
   const preview = Array.from(params.text).slice(0, OFFLOAD_PREVIEW_CHARS).join('');
   return (
-    `[Tool result stored — ${params.byteLength} bytes from "${params.toolName}". ` +
-    `First ${OFFLOAD_PREVIEW_CHARS} chars: ${preview}] Use read_result with ref_id="${params.refId}"`
+    `${OFFLOAD_REFERENCE_START}${params.byteLength} bytes from "${params.toolName}". ` +
+    `First ${OFFLOAD_PREVIEW_CHARS} chars: ${preview}${offloadReferenceEnd(params.refId)}`
   );
 }
 

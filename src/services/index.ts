@@ -48,6 +48,7 @@ export function createServices(deps: AppDeps) {
       retention: createRetentionRepository(db),
       locks: deps.locks,
       clock: deps.clock,
+      config: deps.config,
     }),
   };
   return { ...services, ...createContextServices(deps, services) };

@@ -1,5 +1,6 @@
 // Tool-result offloading (DESIGN §6.8): big text results become blobs of the session and the
-// transcript keeps a reference; readResult serves the `read_result` agent tool.
+// transcript keeps a reference; readResult serves the `read_result` agent tool, which reads only
+// blobs the session may see.
 import { createHash } from 'node:crypto';
 import type { IdGenerator } from '../clock.js';
 import type { Config } from '../config.js';
@@ -8,8 +9,10 @@ import type { ContentBlock } from '../core/content-blocks.js';
 import { offloadReference, toolResultText } from '../core/offload.js';
 import type { Executor } from '../db/client.js';
 import { notFound } from '../errors.js';
-import type { BlobsRepository } from '../store/blobs.repository.js';
-import type { SessionsRepository } from '../store/sessions.repository.js';
+import type { BlobMeta, BlobsRepository } from '../store/blobs.repository.js';
+import type { ChannelMediaRepository } from '../store/channel-media.repository.js';
+import type { SessionRow, SessionsRepository } from '../store/sessions.repository.js';
+import type { TranscriptRepository } from '../store/transcript.repository.js';
 
 export const READ_RESULT_DEFAULT_LIMIT = 4096;
 export const READ_RESULT_MAX_LIMIT = 65_536;
@@ -35,10 +38,33 @@ export interface ReadResultReply {
 export function createOffloadService(deps: {
   blobs: BlobsRepository;
   sessions: SessionsRepository;
+  transcript: Pick<TranscriptRepository, 'hasOffloadReference'>;
+  channelMedia: Pick<ChannelMediaRepository, 'findReferencingMessage'>;
   ids: IdGenerator;
   config: Pick<Config, 'RESULT_OFFLOAD_BYTES'>;
 }) {
   const { blobs, ids } = deps;
+
+  /**
+   * What a session may read (DESIGN §1.4: a tool input never reaches another channel): its own
+   * blobs, results its transcript references (per-tenant SHA-256 dedupe may have stored the
+   * bytes under another session), and media of a live message in its own channel.
+   */
+  async function isVisibleTo(session: SessionRow, blob: BlobMeta): Promise<boolean> {
+    if (blob.sessionId === session.id) return true;
+    const { tenantId } = session;
+    const refId = blob.artifactId;
+    if (await deps.transcript.hasOffloadReference({ tenantId, sessionId: session.id, refId })) return true;
+    if (!session.platform || !session.channelId) return false;
+    const message = await deps.channelMedia.findReferencingMessage({
+      tenantId,
+      platform: session.platform,
+      channelId: session.channelId,
+      artifactId: refId,
+    });
+    return message !== null;
+  }
+
   return {
     /**
      * Replaces each text tool_result over RESULT_OFFLOAD_BYTES by its reference, storing the text
@@ -100,8 +126,9 @@ export function createOffloadService(deps: {
     },
 
     /**
-     * `limit` bytes of an offloaded result from byte `offset`, never splitting a character. The ref
-     * must be a blob of the tenant; the session must exist (tools act inside their session).
+     * `limit` bytes of an offloaded result (or a text blob) from byte `offset`, never splitting a
+     * character. The session must exist; the ref must be a blob it may see (isVisibleTo), else the
+     * same `result.not_found` as an unknown id, so nothing about other sessions leaks.
      */
     async readResult(params: {
       tenantId: string;
@@ -116,7 +143,7 @@ export function createOffloadService(deps: {
       const session = await deps.sessions.findById({ tenantId, id: params.sessionId });
       if (!session) throw notFound('session.not_found', `session ${params.sessionId} not found`);
       const meta = UUID.test(refId) ? await blobs.findMeta({ tenantId, artifactId: refId }) : null;
-      if (!meta)
+      if (!meta || !(await isVisibleTo(session, meta)))
         throw notFound('result.not_found', `no stored result with ref_id ${refId}`, { ref_id: refId });
       const window =
         (await blobs.readBytes({ tenantId, artifactId: refId, start: offset, length: limit + UTF8_SLACK })) ??

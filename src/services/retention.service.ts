@@ -1,8 +1,10 @@
 // The retention job (DESIGN §6.13): per tenant with a retention period, deletes channel messages,
 // transcript entries, chunks, idle sessions, derived memories and orphan blobs older than it; for
-// everyone, expired memories, orphan chunks and old ingest dedupe keys. Safe to start on every
-// instance: one run at a time wins the 'retention' lock, the others skip.
+// everyone, expired memories, orphan chunks and ingest dedupe keys older than
+// INGEST_DEDUPE_WINDOW_MS. Safe to start on every instance: one run at a time wins the
+// 'retention' lock, the others skip.
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import type { LockManager } from '../coord/lock.js';
 import type { RetentionRepository } from '../store/retention.repository.js';
 
@@ -11,8 +13,6 @@ const DAY_MS = 86_400_000;
 export const RETENTION_INTERVAL_MS = 3_600_000;
 const LOCK_TTL_MS = 60_000;
 const BATCH = 2_000;
-/** Ingest dedupe keys live this long (DESIGN §4). */
-const INGEST_EVENT_TTL_MS = 7 * DAY_MS;
 
 export interface RetentionCounts {
   channel_messages: number;
@@ -44,6 +44,7 @@ export function createRetentionService(deps: {
   retention: RetentionRepository;
   locks: LockManager;
   clock: Clock;
+  config: Pick<Config, 'INGEST_DEDUPE_WINDOW_MS'>;
 }) {
   const { retention, locks } = deps;
 
@@ -81,7 +82,7 @@ export function createRetentionService(deps: {
         await drain('transcript_chunks', () => retention.deleteOrphanChunks({ batch: BATCH }));
         await drain('ingest_events', () =>
           retention.deleteIngestEvents({
-            before: new Date(now.getTime() - INGEST_EVENT_TTL_MS),
+            before: new Date(now.getTime() - deps.config.INGEST_DEDUPE_WINDOW_MS),
             batch: BATCH,
           }),
         );

@@ -3,6 +3,7 @@
 import type { AppDeps } from '../deps.js';
 import { createAgentSectionsRepository } from '../store/agent-sections.repository.js';
 import { createBlobsRepository } from '../store/blobs.repository.js';
+import { createChannelMediaRepository } from '../store/channel-media.repository.js';
 import { createContextRepository } from '../store/context.repository.js';
 import { createManifestRepository } from '../store/manifest.repository.js';
 import { createSessionsRepository } from '../store/sessions.repository.js';
@@ -19,9 +20,12 @@ export function createSessionServices(deps: AppDeps) {
   const db = deps.database.db;
   const sessionsRepo = createSessionsRepository(db);
   const blobsRepo = createBlobsRepository(db);
+  const transcriptRepo = createTranscriptRepository(db);
   const offload = createOffloadService({
     blobs: blobsRepo,
     sessions: sessionsRepo,
+    transcript: transcriptRepo,
+    channelMedia: createChannelMediaRepository(db),
     ids: deps.ids,
     config: deps.config,
   });
@@ -36,7 +40,7 @@ export function createSessionServices(deps: AppDeps) {
     transcript: createTranscriptService({
       db,
       sessions: sessionsRepo,
-      transcript: createTranscriptRepository(db),
+      transcript: transcriptRepo,
       offload,
       calibration: createCalibrationService({ registry: deps.metrics.registry }),
       contextLog: createContextRepository(db),

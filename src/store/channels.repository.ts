@@ -277,7 +277,10 @@ export function createChannelsRepository(db: Executor) {
           first_ts = least(channels.first_ts, excluded.first_ts), last_ts = greatest(channels.last_ts, excluded.last_ts)`);
     },
 
-    /** Records event ids; returns the ones not seen before (the rest are duplicates). */
+    /**
+     * Records event ids; returns the ones not seen before (the rest are duplicates). The retention
+     * job forgets ids older than INGEST_DEDUPE_WINDOW_MS (`retention.deleteIngestEvents`).
+     */
     async recordEventIds(
       { tenantId, source, eventIds, at }: { tenantId: string; source: string; eventIds: string[]; at: Date },
       tx: Executor,
@@ -290,12 +293,6 @@ export function createChannelsRepository(db: Executor) {
             on conflict do nothing returning event_id`,
       );
       return new Set(rows.map((r) => r.event_id));
-    },
-
-    async pruneEventIds({ before }: { before: Date }, tx: Executor = db) {
-      await tx.execute(
-        sql`delete from ingest_events where received_at < ${before.toISOString()}::timestamptz`,
-      );
     },
 
     // ---- read side -------------------------------------------------------------------------

@@ -134,7 +134,7 @@ export function createRetentionRepository(db: Executor) {
       );
     },
 
-    /** Every tenant: webhook/event dedupe keys older than their window (DESIGN §4: 7 days). */
+    /** Every tenant: webhook/event dedupe keys received before the cutoff (INGEST_DEDUPE_WINDOW_MS). */
     async deleteIngestEvents(p: { before: Date; batch: number }, tx: Executor = db) {
       return run(
         sql`delete from ingest_events where (tenant_id, source, event_id) in (

@@ -1,5 +1,6 @@
 // Transcript entries: the append-only audit trail of a session, keyed (tenant, session, seq).
 import { and, asc, eq, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
+import { OFFLOAD_REFERENCE_START, offloadReferenceEnd } from '../core/offload.js';
 import type { Executor } from '../db/client.js';
 import { transcriptEntries } from '../db/schema.js';
 
@@ -65,6 +66,34 @@ export function createTranscriptRepository(db: Executor) {
         }
       }
       return [...found];
+    },
+
+    /**
+     * Whether a tool_result of the session holds the offload reference of `refId` (written by
+     * offloading, so the session may read that blob even when dedupe stored it under another
+     * session). Reads the session's tool-result turns: bounded by the session, fine for a tool call.
+     */
+    async hasOffloadReference(
+      { tenantId, sessionId, refId }: { tenantId: string; sessionId: string; refId: string },
+      tx: Executor = db,
+    ): Promise<boolean> {
+      const reference = `${escapeLike(OFFLOAD_REFERENCE_START)}%${escapeLike(offloadReferenceEnd(refId))}`;
+      const [row] = await tx
+        .select({ seq: transcriptEntries.seq })
+        .from(transcriptEntries)
+        .where(
+          and(
+            ofSession(tenantId, sessionId),
+            sql`${transcriptEntries.content} @> '[{"type":"tool_result"}]'::jsonb`,
+            // The guard keeps compaction records (an object, never matched above) out of the call
+            // whatever order the planner evaluates these in.
+            sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${transcriptEntries.content}) = 'array'
+                then ${transcriptEntries.content} else '[]'::jsonb end) as b(block)
+              where b.block->>'type' = 'tool_result' and b.block->>'content' like ${reference})`,
+          ),
+        )
+        .limit(1);
+      return row !== undefined;
     },
 
     /** A page of the transcript in seq order, starting after `afterSeq`. */

@@ -1,4 +1,5 @@
-// The retention job, run directly with the test clock: what goes, what stays, counts, one winner.
+// The retention job, run directly with the test clock: what goes, what stays, counts, one winner,
+// and the ingest dedupe window.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -231,5 +232,60 @@ describe('runRetention', () => {
     ]);
     // After it finished the lock is free again.
     expect((await ctx.app.services.retention.runRetention(ctx.clock.now())).ran).toBe(true);
+  });
+});
+
+describe('ingest dedupe keys', () => {
+  it('forgets event ids older than INGEST_DEDUPE_WINDOW_MS; an old event sent again is new', async () => {
+    const windowed = await createTestApp({ env: { INGEST_DEDUPE_WINDOW_MS: String(2 * DAY) } });
+    try {
+      const t = await windowed.tenant();
+      // Reactions without a user have no natural key: only their event id dedupes them.
+      const reaction = (eventId: string, name: string) => ({
+        type: 'reaction.added',
+        platform: 'slack',
+        channel_id: 'C1',
+        message_id: 'm1',
+        ts: '2026-01-01T10:01:00.000Z',
+        reaction: name,
+        event_id: eventId,
+      });
+      const post = async (events: unknown[]) => {
+        const response = await t.inject({ method: 'POST', url: '/v1/events', payload: { events } });
+        expect(response.statusCode, response.body).toBe(200);
+        return (response.json().results as { outcome: string }[]).map((r) => r.outcome);
+      };
+      const reactions = async () =>
+        (await t.inject({ url: '/v1/channels/slack/C1/messages' })).json().messages[0].reactions;
+      const message = {
+        type: 'message.created',
+        platform: 'slack',
+        channel_id: 'C1',
+        message_id: 'm1',
+        ts: '2026-01-01T10:00:00.000Z',
+        author: { id: 'U1', name: 'Ana' },
+        text: 'shipped',
+      };
+      expect(await post([message, reaction('Ev-old', 'tada')])).toEqual(['created', 'updated']);
+      windowed.clock.advance(DAY);
+      expect(await post([reaction('Ev-recent', 'eyes')])).toEqual(['updated']);
+      windowed.clock.advance(DAY + 3_600_000);
+
+      const report = await windowed.app.services.retention.runRetention(windowed.clock.now());
+      expect(report).toMatchObject({ ran: true, counts: { ingest_events: 1 } });
+      const left = await windowed.deps.database.db
+        .select()
+        .from(ingestEvents)
+        .where(eq(ingestEvents.tenantId, t.tenantId));
+      expect(left.map((r) => r.eventId)).toEqual(['Ev-recent']);
+
+      // Inside the window a retry is still a duplicate; past it the id is forgotten, so the same
+      // event is applied again (documented in docs/channels.md).
+      expect(await post([reaction('Ev-recent', 'eyes')])).toEqual(['duplicate']);
+      expect(await post([reaction('Ev-old', 'tada')])).toEqual(['updated']);
+      expect(await reactions()).toEqual({ tada: 2, eyes: 1 });
+    } finally {
+      await windowed.close();
+    }
   });
 });

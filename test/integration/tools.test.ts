@@ -1,6 +1,6 @@
 // GET /v1/sessions/{id}/tools and POST /v1/sessions/{id}/tools/{name}: definitions, scoping to
 // the session's tenant and channel, bad input, tool_search promotion through the context call,
-// Idempotency-Key, and channel_messages media fetches.
+// Idempotency-Key, channel_messages media fetches, and which blobs read_result may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferralNote } from '../../src/core/tool-deferral.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
@@ -38,10 +38,16 @@ const run = (tenant: TestTenant, sessionId: string, name: string, input: unknown
 const channelSession = (tenant: TestTenant, channelId: string) =>
   session(tenant, { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: channelId });
 
-async function upload(tenant: TestTenant, bytes: Buffer, contentType: string, filename: string) {
+async function upload(
+  tenant: TestTenant,
+  bytes: Buffer,
+  contentType: string,
+  filename: string,
+  sessionId?: string,
+) {
   const response = await tenant.inject({
     method: 'POST',
-    url: '/v1/blobs',
+    url: sessionId ? `/v1/blobs?session_id=${sessionId}` : '/v1/blobs',
     payload: bytes,
     headers: { 'content-type': contentType, 'x-filename': filename },
   });
@@ -360,5 +366,126 @@ describe('channel_messages with media_artifact_id', () => {
     const mixed = await run(t, id, 'channel_messages', { media_artifact_id: theirs, thread_id: 'x1' });
     expect(mixed.statusCode).toBe(400);
     expect((errorOf(mixed).details as { path: string }[])[0]!.path).toBe('body.input.media_artifact_id');
+  });
+});
+
+describe('read_result', () => {
+  const read = (tenant: TestTenant, sessionId: string, refId: string) =>
+    run(tenant, sessionId, 'read_result', { ref_id: refId, limit: 64 });
+  const textOf = (response: { json(): { content: { text: string }[] } }) =>
+    (JSON.parse(response.json().content[0]!.text) as { content: string }).content;
+  /** Appends a tool call and its result over the offload threshold; returns the ref_id. */
+  async function offload(sessionId: string, text: string) {
+    const toolUseId = `toolu_${++seq}`;
+    const response = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/turns`,
+      payload: {
+        turns: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'shell', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: text }] },
+        ],
+      },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json().entries[1].offloaded[0].ref_id as string;
+  }
+
+  it("reads the session's own blobs and media of its own channel's messages", async () => {
+    const channelId = `C${++seq}`;
+    const id = await channelSession(t, channelId);
+    const result = await offload(id, `own result ${seq}\n`.repeat(400));
+    const uploaded = await upload(t, Buffer.from(`own upload ${seq}`), 'text/plain', 'own.txt', id);
+    const media = await upload(t, Buffer.from(`channel file ${seq}`), 'text/plain', 'file.txt');
+    await ingest(t, channelId, [
+      {
+        message_id: 'f1',
+        ts: at(1),
+        text: 'a file',
+        media: [{ artifact_id: media, media_type: 'text/plain' }],
+      },
+    ]);
+    for (const [ref, start] of [
+      [result, 'own result'],
+      [uploaded, 'own upload'],
+      [media, 'channel file'],
+    ] as const) {
+      const response = await read(t, id, ref);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(textOf(response)).toMatch(new RegExp(`^${start}`));
+    }
+  });
+
+  it("answers another session's, another channel's and another tenant's blob like an unknown id", async () => {
+    const channelId = `C${++seq}`;
+    const id = await channelSession(t, channelId);
+    const elsewhere = `C${++seq}`;
+    const theirs = await channelSession(t, elsewhere);
+    const neighbour = await session(t, {
+      session_key: `neighbour-${++seq}`,
+      platform: 'slack',
+      channel_id: channelId,
+    });
+    const theirResult = await offload(theirs, `their result ${seq}\n`.repeat(400));
+    const theirUpload = await upload(t, Buffer.from(`their upload ${seq}`), 'text/plain', 'x.txt', theirs);
+    const neighbourUpload = await upload(
+      t,
+      Buffer.from(`neighbour ${seq}`),
+      'text/plain',
+      'n.txt',
+      neighbour,
+    );
+    const theirMedia = await upload(t, Buffer.from(`their file ${seq}`), 'text/plain', 'y.txt');
+    await ingest(t, elsewhere, [
+      {
+        message_id: 'g1',
+        ts: at(1),
+        text: 'theirs',
+        media: [{ artifact_id: theirMedia, media_type: 'text/plain' }],
+      },
+    ]);
+    // Another tenant's blob, named by a message in their channel of the same id as ours.
+    const foreign = await upload(other, Buffer.from(`foreign ${seq}`), 'text/plain', 'z.txt');
+    await ingest(other, channelId, [
+      {
+        message_id: 'h1',
+        ts: at(1),
+        text: 'foreign',
+        media: [{ artifact_id: foreign, media_type: 'text/plain' }],
+      },
+    ]);
+    // Saying an id in the conversation does not make it readable: only offload references do.
+    const said = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${id}/turns`,
+      payload: { turns: [{ role: 'user', content: `please read ref_id="${theirResult}"` }] },
+    });
+    expect(said.statusCode).toBe(201);
+
+    const unknown = '00000000-0000-7000-8000-000000000000';
+    for (const ref of [theirResult, theirUpload, neighbourUpload, theirMedia, foreign, unknown]) {
+      const response = await read(t, id, ref);
+      expect(response.statusCode, ref).toBe(404);
+      expect(errorOf(response)).toEqual({
+        code: 'result.not_found',
+        message: `no stored result with ref_id ${ref}`,
+        details: { ref_id: ref },
+      });
+    }
+    // The owner still reads its own.
+    expect((await read(t, theirs, theirResult)).statusCode).toBe(200);
+  });
+
+  it('reads a result deduplicated into another session once its own transcript references it', async () => {
+    const first = await channelSession(t, `C${++seq}`);
+    const second = await session(t, { session_key: `dedupe-${++seq}` });
+    const big = `identical output ${seq}\n`.repeat(400);
+    const ref = await offload(first, big);
+    expect((await read(t, second, ref)).statusCode).toBe(404);
+    // The same bytes from the second session: SHA-256 dedupe hands back the first session's blob.
+    expect(await offload(second, big)).toBe(ref);
+    const response = await read(t, second, ref);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(textOf(response)).toMatch(/^identical output/);
   });
 });

@@ -16,6 +16,7 @@ describe('parseConfig', () => {
       TOOL_DEFERRAL_SHARE: 0.1,
       THREAD_BUDGET: 8000,
       SESSION_MAX_AGE_MS: 14_400_000,
+      INGEST_DEDUPE_WINDOW_MS: 7 * 86_400_000,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.REDIS_URL).toBeUndefined();
@@ -37,6 +38,7 @@ describe('parseConfig', () => {
     ['API_KEYS', { API_KEYS: 'no-colon' }],
     ['COMPACT_TRIGGER', { COMPACT_TRIGGER: '1.5' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['INGEST_DEDUPE_WINDOW_MS', { INGEST_DEDUPE_WINDOW_MS: '60000' }],
     ['HARD_BLOCK', { COMPACT_TRIGGER: '0.9', HARD_BLOCK: '0.5' }],
     ['MAX_OUTPUT_TOKENS', { CONTEXT_BUDGET: '1000', MAX_OUTPUT_TOKENS: '2000' }],
   ])('names %s when its value is bad', (variable, env) => {
