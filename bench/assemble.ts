@@ -31,6 +31,26 @@ const POLICY =
     12,
   );
 
+/** Questions a bot in the channel might get; each call asks the next one. */
+const QUESTIONS = [
+  'What is the status of the rollout and who owns the migration?',
+  'Did the billing dashboard deploy finish yesterday?',
+  'Who is on call for the database failover this week?',
+  'Summarize what the team decided about the release freeze.',
+  'Which alerts fired during the staging migration?',
+  'Is the cache invalidation bug fixed in the latest build?',
+  'When is the next incident review scheduled?',
+  'What did we say about rolling back the schema change?',
+  'Any updates on the latency regression in the search service?',
+  'Who approved the feature flag cleanup?',
+  'How many errors did the payment retries produce overnight?',
+  'Can you remind me what the plan for the queue backlog was?',
+  'What blockers are left for the mobile release?',
+  'Was the certificate rotation completed on all hosts?',
+  'Which customers reported the export timeout?',
+  'What changed in the onboarding flow last sprint?',
+];
+
 const stripCache = (value: unknown) =>
   JSON.stringify(value, (key, v: unknown) => (key === 'cache_control' ? undefined : v));
 
@@ -111,16 +131,26 @@ async function main(): Promise<void> {
       lane_key: lane,
     }));
     await inject('POST', `/v1/sessions/${session}/turns`, { turns });
-    const body = {
+    // A different question on every call (retrieval and the retrieved block change); the anchor
+    // stays (snapshot and thread repeat, as on consecutive turns about one message).
+    const bodyFor = (i: number, anchorId = anchor) => ({
       message: {
-        content: 'What is the status of the rollout and who owns the migration?',
-        source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: anchor },
+        content: QUESTIONS[i % QUESTIONS.length]!,
+        source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: anchorId },
       },
       system: [{ name: 'policy', text: POLICY }],
       dry_run: true,
+    });
+    const sample = (await inject('POST', `/v1/sessions/${session}/context`, bodyFor(0))).json();
+    const call = (i: number) => inject('POST', `/v1/sessions/${session}/context`, bodyFor(i));
+    // Worst case for the pure part: a new anchor each call (another thread's reply), so the
+    // snapshot and thread blocks are new text to count.
+    const anchorAt = (i: number) => {
+      const r = (Math.floor((size - 20) / 10) - 1 - ((i * 7919) % Math.floor(size / 10 - 2))) * 10;
+      return `m${String(Math.max(0, r) + 1 + (i % 3)).padStart(8, '0')}`;
     };
-    const sample = (await inject('POST', `/v1/sessions/${session}/context`, body)).json();
-    const call = () => inject('POST', `/v1/sessions/${session}/context`, body);
+    const callNewAnchor = (i: number) =>
+      inject('POST', `/v1/sessions/${session}/context`, bodyFor(i, anchorAt(i)));
     const readFloor = () =>
       floor.inject({ method: 'GET', url: `/read/${BENCH_TENANT}/${BENCH_PLATFORM}/${channelId}/${anchor}` });
     const constFloor = () => floor.inject({ method: 'GET', url: '/constant' });
@@ -128,6 +158,7 @@ async function main(): Promise<void> {
     console.log(`  ${int(size)} messages: measuring latency (${runs} sequential calls each)…`);
     const lat = {
       assemble: await latency(runs, call),
+      assembleNewAnchor: await latency(runs, callNewAnchor),
       read: await latency(runs, readFloor),
       constant: await latency(runs, constFloor),
     };
@@ -140,6 +171,7 @@ async function main(): Promise<void> {
     const label = `${int(size)} msgs`;
     latencyRows.push(
       latencyRow('assemble (POST /context)', lat.assemble, { messages: label }),
+      latencyRow('assemble, a new anchor each call', lat.assembleNewAnchor, { messages: label }),
       latencyRow('floor: one indexed read', lat.read, { messages: label }),
       latencyRow('floor: constant', lat.constant, { messages: label }),
     );
@@ -166,7 +198,7 @@ async function main(): Promise<void> {
       ),
     };
     // Printed as soon as measured: a 1M run can be long.
-    printTable(`Assemble latency at ${label} (sequential, app.inject)`, latencyRows.slice(-3));
+    printTable(`Assemble latency at ${label} (sequential, app.inject)`, latencyRows.slice(-4));
     printTable(
       `Assemble throughput at ${label} (concurrency ${CONCURRENCY}, ${total} calls)`,
       throughputRows.slice(-3),

@@ -17,6 +17,7 @@ import {
 } from './budget.js';
 import { placeCacheBreakpoints, type CacheReport } from './cache-breakpoints.js';
 import { CHANNEL_CONTEXT_GUIDE, CHANNEL_GUIDE_NAME } from './channel-guide.js';
+import { LRUCache } from 'lru-cache';
 import { renderDataBlock, renderNotesBlock, renderSummaryBlock, safeJson } from './context-blocks.js';
 import { memoryFlushNote, usageNote } from './context-notes.js';
 import { plainText, validateUserTurn } from './current-turn.js';
@@ -193,24 +194,31 @@ export interface AssembleResult {
 const sumTokens = (items: readonly { tokens: number }[]) => items.reduce((s, i) => s + i.tokens, 0);
 
 /**
- * Estimates of texts that repeat on every call (the guide, tool definitions, system sections),
- * memoized per estimator: BPE counting is the largest pure cost of an assembly.
+ * Estimates of texts that repeat across calls (the guide, tool definitions, system sections,
+ * retrieved rows, snapshot and thread blocks while their anchor is unchanged), memoized per
+ * estimator in a bounded LRU: BPE counting is the largest pure cost of an assembly. The same
+ * text always gets the same count, so memoizing changes no byte of any payload.
  */
-const STABLE_TEXT_CACHE = new WeakMap<TokenEstimator, Map<string, number>>();
-const STABLE_TEXT_CACHE_MAX = 2048;
+const TEXT_CACHE = new WeakMap<TokenEstimator, LRUCache<string, number>>();
+const TEXT_CACHE_MAX_CHARS = 16_000_000;
 
 function stableEstimator(estimator: TokenEstimator): TokenEstimator {
-  let cache = STABLE_TEXT_CACHE.get(estimator);
-  if (!cache) STABLE_TEXT_CACHE.set(estimator, (cache = new Map()));
-  const memo = cache;
+  let memo = TEXT_CACHE.get(estimator);
+  if (!memo) {
+    memo = new LRUCache<string, number>({
+      maxSize: TEXT_CACHE_MAX_CHARS,
+      sizeCalculation: (_value, key) => Math.max(1, key.length),
+    });
+    TEXT_CACHE.set(estimator, memo);
+  }
+  const cache = memo;
   return {
     content: estimator.content,
     text: (value) => {
-      const hit = memo.get(value);
+      const hit = cache.get(value);
       if (hit !== undefined) return hit;
       const tokens = estimator.text(value);
-      if (memo.size >= STABLE_TEXT_CACHE_MAX) memo.clear();
-      memo.set(value, tokens);
+      if (value.length <= TEXT_CACHE_MAX_CHARS / 16) cache.set(value, tokens);
       return tokens;
     },
   };
@@ -329,7 +337,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     ? `${input.channelContext.platform} channel ${input.channelContext.channelName ? `#${input.channelContext.channelName} ` : ''}(${input.channelContext.channelId})`
     : 'this channel';
   const addContextText = (text: string, what: string): boolean => {
-    const tokens = estimator.text(text);
+    const tokens = stable.text(text);
     if (tokens > room()) {
       notes.push(`${what} (${tokens} tokens) did not fit the budget and was left out.`);
       return false;
@@ -417,7 +425,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   // Each item's JSON plus its separator; the rendered block is measured once more before use.
   const retrievedHeader = stable.text(renderDataBlock(RETRIEVED_LABEL, {}));
   // A row's own tokens; the first row of a (source, day) group also pays for the group's keys.
-  const eligibleSizes = eligible.map((item) => estimator.text(safeJson(retrievedLine(item))) + 1);
+  const eligibleSizes = eligible.map((item) => stable.text(safeJson(retrievedLine(item))) + 1);
   const groupSize = (key: string) => stable.text(safeJson({ [key]: [] }));
   // Transcript chunks of history still in view are never retrieved.
   const outsideView = (item: RetrievedItem, from: number) => !(item.seq_range && item.seq_range[1] >= from);
@@ -484,15 +492,13 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     groups.add(group);
     packed += tokens;
   });
-  let retrievedText: string | null = null;
-  while (picked.length > 0) {
-    const text = renderDataBlock(RETRIEVED_LABEL, retrievedData(picked.map((i) => candidates[i]!)));
-    if (estimator.text(text) <= retrievedRoom) {
-      retrievedText = text;
-      break;
-    }
-    picked.pop();
-  }
+  // The block's size is the sum it was packed by (header, each group's keys, each row with its
+  // separator), which BPE of the whole block does not exceed: counting the whole block again cost
+  // as much as counting every row.
+  const retrievedText =
+    picked.length === 0
+      ? null
+      : renderDataBlock(RETRIEVED_LABEL, retrievedData(picked.map((i) => candidates[i]!)));
   const retrievedUsed: RetrievedUse[] = picked.map((i) => ({
     kind: candidates[i]!.kind,
     id: candidates[i]!.id,
@@ -501,7 +507,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   }));
   if (retrievedText !== null) {
     turnBlocks.push({ type: 'text', text: retrievedText });
-    components.memories = estimator.text(retrievedText);
+    components.memories = packed;
     take(components.memories);
   }
 
@@ -510,21 +516,23 @@ export function assembleContext(input: AssembleInput): AssembleResult {
 
   // 4d. Pending slot, only when this message answers it.
   let slotUse: AssembledContext['pending_slot'] = null;
+  // The slot and notes blocks: with the user's content, what this turn holds besides channel
+  // context and retrieved material.
+  let ownBlockTokens = 0;
   const slot = input.lane.pendingSlot;
   if (slot) {
     const match = matchPendingSlot(slot, userText, input.now);
     if (match) {
       slotUse = { name: slot.name, type: slot.type, value: match.value };
-      turnBlocks.push({
-        type: 'text',
-        text: renderDataBlock(
-          {
-            tag: 'pending_slot',
-            header: `This message answers the pending question "${slot.name}" (expected ${slot.type}).`,
-          },
-          { name: slot.name, prompt: slot.prompt ?? null, value: match.value },
-        ),
-      });
+      const text = renderDataBlock(
+        {
+          tag: 'pending_slot',
+          header: `This message answers the pending question "${slot.name}" (expected ${slot.type}).`,
+        },
+        { name: slot.name, prompt: slot.prompt ?? null, value: match.value },
+      );
+      turnBlocks.push({ type: 'text', text });
+      ownBlockTokens += stable.text(text);
     }
   }
 
@@ -539,15 +547,20 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   if (usage) modelNotes.push(usage);
   const flush = memoryFlushNote(input.previousPercentage, partial.percentage);
   if (flush) modelNotes.push(flush);
-  if (modelNotes.length > 0) turnBlocks.push({ type: 'text', text: renderNotesBlock(modelNotes) });
+  if (modelNotes.length > 0) {
+    const text = renderNotesBlock(modelNotes);
+    turnBlocks.push({ type: 'text', text });
+    ownBlockTokens += stable.text(text);
+  }
 
   // The user turn exactly as stored: the user's content, then media, then the labelled blocks,
   // with object keys in jsonb's order so the stored copy serializes to the same bytes.
   const userTurn = jsonbKeyOrder([...userBlocks, ...mediaBlocks, ...turnBlocks]);
-  const userTurnTokens = estimator.content(userTurn) + MESSAGE_OVERHEAD_TOKENS;
   // Everything in this turn that is not channel context or retrieved material: the user's own
-  // content, the slot and the notes (each block was measured with the same estimator).
-  components.current_turn = userTurnTokens - components.channel_context - components.memories;
+  // content, the slot and the notes. Every block was measured when it was added (an estimate of
+  // content is the sum of its blocks'), so the turn is not counted again.
+  components.current_turn = userTokens + ownBlockTokens;
+  const userTurnTokens = components.current_turn + components.channel_context + components.memories;
 
   // Messages: summary → view start marker → history → this turn. Like the transcript renderer,
   // this turn joins the last history message when that is a user message too, so the next call

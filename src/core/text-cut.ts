@@ -9,6 +9,9 @@ export function takeGraphemes(text: string, max: number): { head: string; cut: b
   if (max <= 0) return { head: '', cut: text.length > 0 };
   // Fewer code units than max graphemes: nothing can be cut.
   if (text.length <= max) return { head: text, cut: false };
+  // Below U+0300 (where combining marks start) every code unit but a CR before LF is a grapheme
+  // of its own: the common case needs no segmenter.
+  if (simplePrefix(text, max + 1)) return { head: text.slice(0, max), cut: true };
   let end = 0;
   let count = 0;
   for (const { segment } of segmenter.segment(text)) {
@@ -17,6 +20,14 @@ export function takeGraphemes(text: string, max: number): { head: string; cut: b
     count += 1;
   }
   return { head: text, cut: false };
+}
+
+function simplePrefix(text: string, length: number): boolean {
+  for (let i = 0; i < length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x300 || c === 13) return false;
+  }
+  return true;
 }
 
 /** Grapheme end offsets (code units) of `text`, for searching a cut point. */

@@ -5,6 +5,7 @@ import {
   idf,
   makeSnippet,
   rareLexemes,
+  RARE_TERM_SHARE,
   relevance,
   searchScore,
   RECENCY_WEIGHT,
@@ -35,7 +36,7 @@ const LARGE_KEEP = 20;
  * A scope of at most this many documents is searched by reading its rows (one statement for
  * candidates and statistics) instead of through the GIN; see SearchRepository.scopeCandidates.
  */
-const SCOPE_SCAN_MAX = 20_000;
+const SCOPE_SCAN_MAX = 2_000;
 /** In a scope read, the most recent matches of a term that are ranked for its candidates. */
 const SCOPE_RANK_WINDOW = 500;
 /** A scope found larger than SCOPE_SCAN_MAX goes straight to the rare-lexeme path, with its statistics cached, for this long. */
@@ -148,6 +149,13 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
         averageLength: stats.averageLength,
         keep: Math.max(LARGE_KEEP, 2 * maxResults),
       };
+      // Every lexeme common (long posting lists): the scope's newest documents holding any of
+      // them, when a btree reads the scope in time order.
+      if (
+        rare.every((l) => (shares.get(l) ?? 0) > RARE_TERM_SHARE) &&
+        search.timeOrderedScope(source, filters)
+      )
+        return search.matchCandidates({ ...base, match: query, scanLimit: PAIR_SCAN_LIMIT, newest: true });
       const rows = await search.matchCandidates({
         ...base,
         match: pairsTsquery(rare),

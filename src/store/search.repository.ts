@@ -46,6 +46,8 @@ interface SourceSql {
   time: SQL;
   columns: SQL;
   conditions(tenantId: string, filters: SearchFilters, now: Date, tenantIndexed?: boolean): SQL[];
+  /** Whether a btree serves these filters in time order (the scope's newest rows, read backwards). */
+  timeOrdered(filters: SearchFilters): boolean;
 }
 
 const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
@@ -90,6 +92,8 @@ const SOURCES: Record<SearchSource, SourceSql> = {
       ...(f.laneKey ? [sql`(d.metadata->>'lane_key') = ${f.laneKey}`] : []),
       ...timeConditions(sql`d.updated_at`, f),
     ],
+    // memories_scope_idx (tenant_id, scope, scope_key, updated_at)
+    timeOrdered: (f) => Boolean(f.scope && f.scopeKey !== undefined),
   },
   transcript_chunks: {
     table: sql`transcript_chunks d`,
@@ -104,6 +108,7 @@ const SOURCES: Record<SearchSource, SourceSql> = {
       ...(f.laneKey ? [sql`d.lane_key = ${f.laneKey}`] : []),
       ...timeConditions(sql`coalesce(d.end_ts, d.created_at)`, f),
     ],
+    timeOrdered: () => false,
   },
   channel_messages: {
     table: sql`channel_messages d`,
@@ -121,6 +126,8 @@ const SOURCES: Record<SearchSource, SourceSql> = {
       ...(f.laneKey ? [sql`d.lane_key = ${f.laneKey}`] : []),
       ...timeConditions(sql`d.ts`, f),
     ],
+    // channel_messages_ts_idx (tenant_id, platform, channel_id, ts)
+    timeOrdered: (f) => Boolean(f.platform && f.channelId),
   },
 };
 
@@ -174,6 +181,11 @@ export function createSearchRepository(db: Executor) {
       return rows.map((r) => r.lexeme);
     },
 
+    /** Whether `matchCandidates({ newest: true })` can walk a btree of this scope in time order. */
+    timeOrderedScope(source: SearchSource, filters: SearchFilters): boolean {
+      return SOURCES[source].timeOrdered(filters);
+    },
+
     /**
      * Candidates of a large scope through the GIN, reading the heap only for documents that match
      * `match` (a tsquery the caller builds from its rarest lexemes, such as "at least two of
@@ -188,12 +200,19 @@ export function createSearchRepository(db: Executor) {
         match: string;
         averageLength: number;
         keep: number;
+        /**
+         * Read the scope's newest matching rows through its time-ordered btree (see
+         * `timeOrderedScope`) instead of the GIN: for lexemes so common that their posting lists
+         * are long, while most of the newest rows hold one of them.
+         */
+        newest?: boolean;
       },
       tx: Executor = db,
     ): Promise<CandidateRow[]> {
       const source = SOURCES[params.source];
+      const newest = params.newest === true;
       const where = sql.join(
-        source.conditions(params.tenantId, params.filters, params.now, false),
+        source.conditions(params.tenantId, params.filters, params.now, newest),
         sql` and `,
       );
       const weights = JSON.stringify(params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query, idf: t.idf })));
@@ -206,7 +225,7 @@ export function createSearchRepository(db: Executor) {
           ),
           hits as (
             select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${params.match}::tsquery
-            limit ${params.scanLimit}
+            ${newest ? sql`order by ${source.time} desc` : sql``} limit ${params.scanLimit}
           ),
           docs as (
             select h.rid from hits h

@@ -207,6 +207,10 @@ describe('assembleContext: order (§6.6)', () => {
       'quoted_reply',
       'pending_slot',
     ]);
+    // The turn's size is the sum of its blocks' as they were added, never below a recount.
+    const recount = estimator.content(r.userTurn.content) + 4;
+    expect(r.userTurn.tokens).toBeGreaterThanOrEqual(recount);
+    expect(r.userTurn.tokens - recount).toBeLessThan(8);
     expect(r.context).toMatchObject({
       snapshot: 'attached',
       thread: 'attached',
@@ -504,6 +508,38 @@ describe('assembleContext: budget', () => {
     });
     expect(used[0]).toEqual([]);
     expect(used[2]).toEqual(['b', 'a']);
+  });
+
+  it('the retrieved block is never larger than the sum it was packed by', () => {
+    const words = [
+      'deploy',
+      'näive',
+      '日本語',
+      'rollback',
+      '🚀',
+      '{"json": true}',
+      'a\nb',
+      '<tag>',
+      'x'.repeat(90),
+    ];
+    for (let n = 1; n <= 60; n += 7) {
+      const retrieved = Array.from({ length: n }, (_, i) => ({
+        kind: 'channel_message' as const,
+        id: `r${i}`,
+        text: Array.from({ length: 3 + (i % 11) }, (_, j) => words[(i * 7 + j) % words.length]).join(' '),
+        score: 1 - i / 100,
+        source: i % 3 === 0 ? 'memory:fact' : 'slack #general',
+        author: i % 4 === 0 ? null : `user${i % 5}`,
+        ts: i % 5 === 0 ? null : new Date(Date.UTC(2026, 0, 1 + (i % 4), i % 24)).toISOString(),
+      }));
+      const r = assembleContext(input({ retrieved }));
+      const block = texts(r.payload.messages.at(-1)!.content).find((t) =>
+        t.startsWith('<retrieved_context'),
+      )!;
+      expect(r.context.retrieved).toHaveLength(n);
+      expect(estimator.text(block)).toBeLessThanOrEqual(r.budget.components.memories);
+      expect(r.budget.components.memories - estimator.text(block)).toBeLessThan(10 + 3 * n);
+    }
   });
 
   it('usage notes over 80% and a memory-flush hint once per threshold', () => {

@@ -121,6 +121,24 @@ describe('snippets', () => {
     expect(snippet('x'.repeat(150), 150)).toBe('x'.repeat(150));
     expect(snippet('x'.repeat(151), 150)).toBe('x'.repeat(150) + '…');
   });
+  it('cuts text below U+0300 by code units exactly where the segmenter would', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const reference = (text: string, max: number) => {
+      const parts = [...segmenter.segment(text)].map((p) => p.segment);
+      return { head: parts.slice(0, max).join(''), cut: parts.length > max };
+    };
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 300; n += 1) {
+      const text = Array.from({ length: 1 + (next() % 60) }, () =>
+        String.fromCharCode(32 + (next() % 0x2c0)),
+      ).join('');
+      for (const max of [1, 5, 20, 59]) expect(takeGraphemes(text, max)).toEqual(reference(text, max));
+    }
+    // Beyond the fast path: combining marks and emoji still cut on grapheme boundaries.
+    expect(takeGraphemes('e\u0301e\u0301e\u0301', 2)).toEqual({ head: 'e\u0301e\u0301', cut: true });
+    expect(takeGraphemes('ab👍🏽cd', 3)).toEqual({ head: 'ab👍🏽', cut: true });
+  });
 
   it('never splits an emoji ZWJ sequence, a flag, a surrogate pair or a combining mark', () => {
     const family = '👩‍👩‍👧‍👦';
