@@ -17,6 +17,8 @@ import type { SearchFilters, SearchRepository, SearchSource } from '../store/sea
 /** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
 export const CROSS_LANE_MIN_SCORE = 0.5;
 export const DEFAULT_MAX_RESULTS = 8;
+/** Channel messages by an author the query names score this much higher. */
+export const AUTHOR_BOOST = 0.15;
 export const MAX_MAX_RESULTS = 100;
 /** Candidates per query term and the scan behind them: bounds latency on large tenants. */
 const PER_TERM_CANDIDATES = 100;
@@ -171,6 +173,14 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
       return [...rows, ...more.filter((r) => !seen.has(r.id))];
     };
 
+    // A message's author is not part of its text: a question naming them ("what did Sam say
+    // about …") boosts their messages instead.
+    const queryWordSet = new Set(words);
+    const namesAuthor = (author: unknown) =>
+      typeof author === 'string' &&
+      author.length > 0 &&
+      queryWords(author).some((word) => word.length > 1 && queryWordSet.has(word));
+
     const perSource = await Promise.all(
       sources.map(async (source) => {
         const scopeKey = JSON.stringify([params.tenantId, source, filters]);
@@ -218,11 +228,12 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
         const corpus = { ...stats, documentFrequency };
         return rows.map((row) => {
           const termFrequency = new Map(Object.entries(row.tf));
-          const raw = searchScore(
-            relevance(termFrequency, row.length, lexemes, corpus),
-            nowMs - row.time_ms,
-            recencyWeight,
-          );
+          const raw =
+            searchScore(
+              relevance(termFrequency, row.length, lexemes, corpus),
+              nowMs - row.time_ms,
+              recencyWeight,
+            ) * (source === 'channel_messages' && namesAuthor(row.extra.author_name) ? 1 + AUTHOR_BOOST : 1);
           return { source, row, raw };
         });
       }),

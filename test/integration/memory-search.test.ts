@@ -115,6 +115,31 @@ describe('POST /v1/memories/search', () => {
     expect(messages[0]).toMatchObject({ id: 'slack:C1:1.1', source: { author_name: 'Carol' } });
   });
 
+  it('ranks messages by an author the query names above the same words from someone else', async () => {
+    const tenant = await ctx.tenant();
+    const at = ctx.clock.now();
+    const message = (messageId: string, authorName: string, minutes: number) => ({
+      tenantId: tenant.tenantId,
+      platform: 'slack',
+      channelId: 'C7',
+      messageId,
+      laneKey: 'root:C7',
+      ts: new Date(at.getTime() + minutes * 60_000),
+      text: 'the ferry to the island leaves at noon',
+      authorName,
+    });
+    // Dave's copy is newer, so recency alone would put it first.
+    await ctx.deps.database.db
+      .insert(channelMessages)
+      .values([message('1', 'Carol Ng', 0), message('2', 'Dave', 5)]);
+    const ids = async (query: string) =>
+      (await search(tenant, { query, include_channel_messages: true }))
+        .json()
+        .results.map((r: { id: string }) => r.id);
+    expect(await ids('when does the ferry leave?')).toEqual(['slack:C7:2', 'slack:C7:1']);
+    expect(await ids('what did Carol say about the ferry?')).toEqual(['slack:C7:1', 'slack:C7:2']);
+  });
+
   it('filters by type, scope key, lane, session key and time', async () => {
     const facts = (await search(t, { query: 'database', filters: { types: ['fact'] } })).json();
     expect(
