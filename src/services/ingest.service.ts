@@ -176,13 +176,6 @@ export function createIngestService(deps: {
     });
 
     const rows: MessageState[] = ordered.flatMap((g) => [...g.touched].map((id) => g.ctx.messages.get(id)!));
-    // Pipelined like the reads: the upsert, then the lane renames, then the channels.
-    await Promise.all([
-      channels.upsertMessages({ tenantId, messages: rows }, tx),
-      ...ordered.flatMap((g) => g.relanes).map((relane) => channels.renameLane({ tenantId, ...relane }, tx)),
-      channels.upsertChannels({ tenantId, channels: ordered.map((g) => g.channel) }, tx),
-    ]);
-
     const final = results as IngestItemResult[];
     // Lanes may have moved after an item was applied (a late parent): report where they ended.
     for (const item of final) {
@@ -200,7 +193,17 @@ export function createIngestService(deps: {
         channelId: events[item.index]!.channel_id,
         messageId: item.message_id,
       }));
-    if (changed.length > 0) for (const hook of changeHooks) await hook(tx, { tenantId, messages: changed });
+    // Pipelined like the reads: the upsert, the lane renames, the channels, then the change hooks
+    // (whose first statement runs after the upsert on the same connection, so it sees the rows).
+    const writes = [
+      channels.upsertMessages({ tenantId, messages: rows }, tx),
+      ...ordered.flatMap((g) => g.relanes).map((relane) => channels.renameLane({ tenantId, ...relane }, tx)),
+      channels.upsertChannels({ tenantId, channels: ordered.map((g) => g.channel) }, tx),
+    ];
+    const hooks = async () => {
+      for (const hook of changeHooks) await hook(tx, { tenantId, messages: changed });
+    };
+    await Promise.all([...writes, ...(changed.length > 0 ? [hooks()] : [])]);
     const counts = { created: 0, updated: 0, duplicate: 0, ignored: 0 } as Record<IngestOutcome, number>;
     for (const item of final) counts[item.outcome] += 1;
     return { results: final, counts };
