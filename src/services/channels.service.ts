@@ -179,10 +179,27 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
      * What assembly attaches for an anchor message: the snapshot, and the thread context when
      * the anchor is in a thread or has replies.
      */
+    /** A message with its stored row (for loadAnchorContext), or null when missing or deleted. */
+    async getAnchor(
+      params: ChannelScope & { messageId: string },
+    ): Promise<{ row: StoredMessage; view: ChannelMessageView } | null> {
+      const [row] = await channels.getMessages({ ...params, ids: [params.messageId] });
+      return row && row.deletedAt === null ? { row, view: messageView(row) } : null;
+    },
+
+    /** Snapshot and thread around an anchor; pass its row (getAnchor) to save the read. */
     async loadAnchorContext(
-      params: ChannelScope & { messageId: string; adjacentCount?: number; threadBudget?: number },
+      params: ChannelScope & {
+        messageId: string;
+        anchor?: StoredMessage;
+        adjacentCount?: number;
+        threadBudget?: number;
+      },
     ): Promise<{ snapshot: ChannelSnapshot; thread: ThreadContext | null }> {
-      const anchor = await anchorOf(params, params.messageId);
+      const anchor =
+        params.anchor?.messageId === params.messageId
+          ? params.anchor
+          : await anchorOf(params, params.messageId);
       const rootId = threadRootFor(anchor);
       const [snapshot, thread] = await Promise.all([
         snapshotFor(params, anchor, params.adjacentCount ?? DEFAULT_ADJACENT_COUNT),

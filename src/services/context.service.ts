@@ -129,8 +129,8 @@ export function createContextService(deps: {
   estimator: TokenEstimator;
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
-  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages'>;
-  memorySearch: Pick<MemorySearchService, 'searchMemory'>;
+  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
+  memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
   agentSections: Pick<AgentSectionsService, 'listAgentSections'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
@@ -195,24 +195,25 @@ export function createContextService(deps: {
         },
       );
     }
-    const found = await deps.channels.getChannelMessages({
+    return deps.channels.getAnchor({
       tenantId: session.tenantId,
       platform: source.platform,
       channelId: source.channel_id,
-      messageIds: [source.message_id],
+      messageId: source.message_id,
     });
-    return found.messages?.[0] ?? null;
   }
 
   async function retrieve(params: {
     session: SessionRow;
     laneKey: string;
     query: string;
+    /** The query's lexemes (memorySearch.lexemes), when already known. */
+    lexemes: string[] | null;
     now: Date;
     limit: number;
     include: NonNullable<ContextRequest['include']>;
   }): Promise<RetrievedItem[]> {
-    const { session, laneKey, query, now, limit, include } = params;
+    const { session, laneKey, query, lexemes, now, limit, include } = params;
     const scopes = visibleMemoryScopes(session);
     const hasChannel = Boolean(session.platform && session.channelId);
     const otherSources = [
@@ -225,6 +226,7 @@ export function createContextService(deps: {
         : deps.memorySearch.searchMemory({
             tenantId: session.tenantId,
             query,
+            ...(lexemes ? { lexemes } : {}),
             sources: ['memories'],
             laneKey,
             now,
@@ -236,6 +238,7 @@ export function createContextService(deps: {
         : deps.memorySearch.searchMemory({
             tenantId: session.tenantId,
             query,
+            ...(lexemes ? { lexemes } : {}),
             sources: otherSources,
             filters: {
               sessionKey: session.sessionKey,
@@ -295,11 +298,21 @@ export function createContextService(deps: {
 
     // Round 1: the anchor, the stored sections and the previous call.
     const agentId = request.agent_id ?? session.agentId ?? null;
-    const [anchor, sections, lastLog] = await Promise.all([
+    const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
+    const isToolResultTurn =
+      toolResultIds(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]).length > 0;
+    const wantsRetrieval =
+      userText.trim() !== '' &&
+      !isToolResultTurn &&
+      (include.memories !== false || include.channel_search !== false);
+    const [found, sections, lastLog, lexemes] = await Promise.all([
       anchorFor(session, request.message.source),
       agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : [],
       context.lastLog({ tenantId, sessionId }),
+      // The query's lexemes depend only on the message: fetched here, off the retrieval's path.
+      wantsRetrieval ? deps.memorySearch.lexemes(userText) : null,
     ]);
+    const anchor = found?.view ?? null;
     // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
     const laneKey =
       anchor?.lane_key ??
@@ -331,9 +344,6 @@ export function createContextService(deps: {
       anchor !== null &&
       include.snapshot !== false &&
       lane.contextAttachedVersion !== lane.summaryVersion;
-    const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
-    const isToolResultTurn =
-      toolResultIds(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]).length > 0;
     const capForRetrieval = request.budget?.max_context_tokens ?? 4000;
     const retrievalLimit = Math.min(
       MAX_RETRIEVAL,
@@ -345,6 +355,14 @@ export function createContextService(deps: {
         ? new Date(request.message.time)
         : null;
 
+    // Retrieval needs "now": with an anchor or a stated time it starts beside the reads below.
+    const retrieveAt = (now: Date) =>
+      wantsRetrieval
+        ? retrieve({ session, laneKey, query: userText, lexemes, now, limit: retrievalLimit, include })
+        : Promise.resolve([]);
+    const early = provisionalNow ? retrieveAt(provisionalNow) : null;
+    // Awaited below; until then a failure must not count as unhandled.
+    early?.catch(() => {});
     const [entries, channelContext, quoted] = await Promise.all([
       deps.transcript.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
       wantsChannelContext
@@ -353,6 +371,7 @@ export function createContextService(deps: {
             platform: session.platform!,
             channelId: session.channelId!,
             messageId: anchor.message_id,
+            anchor: found!.row,
             threadBudget: config.THREAD_BUDGET,
           })
         : null,
@@ -368,10 +387,7 @@ export function createContextService(deps: {
     // "Now" is the anchor's time; without an anchor, the message's stated time, else the
     // latest stored turn of the lane, else the session's creation: never the wall clock.
     const now = provisionalNow ?? entries.at(-1)?.createdAt ?? session.createdAt;
-    const retrieved =
-      userText.trim() && !isToolResultTurn && (include.memories !== false || include.channel_search !== false)
-        ? await retrieve({ session, laneKey, query: userText, now, limit: retrievalLimit, include })
-        : [];
+    const retrieved = await (early ?? retrieveAt(now));
 
     // Media of the current thread, opt-in (§6.11); the manifest decides attach or reference.
     let media: MediaCandidate[] = [];

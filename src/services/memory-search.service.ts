@@ -71,6 +71,8 @@ export interface SearchMemoryParams {
   /** The caller's lane: other lanes' results need CROSS_LANE_MIN_SCORE unless named in `namedLanes`. */
   laneKey?: string;
   namedLanes?: string[];
+  /** The query's lexemes when the caller already has them (`lexemes(query)`): saves a round trip. */
+  lexemes?: string[];
   /** Reference time for expiry and recency (assembly passes the anchor message's time). */
   now: Date;
   recencyWeight?: number;
@@ -117,7 +119,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_MAX_RESULTS);
     const words = queryWords(params.query);
     if (words.length === 0) return { results: [], terms: [], note: 'the query has no words to search for' };
-    const lexemes = await search.lexemesOf(words.join(' '));
+    const lexemes = params.lexemes ?? (await search.lexemesOf(words.join(' ')));
     if (lexemes.length === 0) {
       return { results: [], terms: [], note: 'the query has only stop words; nothing to search for' };
     }
@@ -264,7 +266,13 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     };
   }
 
-  return { searchMemory };
+  /** The english lexemes searchMemory would search for this query (none for no words). */
+  async function lexemes(query: string): Promise<string[]> {
+    const words = queryWords(query);
+    return words.length === 0 ? [] : search.lexemesOf(words.join(' '));
+  }
+
+  return { searchMemory, lexemes };
 }
 
 export type MemorySearchService = ReturnType<typeof createMemorySearchService>;
