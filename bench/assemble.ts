@@ -8,7 +8,8 @@
 //   npm run bench:assemble -- --sizes 10000          (embedded PGlite)
 //
 // Requests go through app.inject (no sockets), like the floors. Dry runs, so state does not grow.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
@@ -156,6 +157,10 @@ async function main(): Promise<void> {
     const constFloor = () => floor.inject({ method: 'GET', url: '/constant' });
 
     console.log(`  ${int(size)} messages: measuring latency (${runs} sequential calls each)…`);
+    const cpu = await cpuPerCall(runs, call);
+    console.log(
+      `  CPU per call (sequential): node ${cpu.node.toFixed(2)} ms, postgres ${cpu.postgres === null ? 'n/a (server not local)' : `${cpu.postgres.toFixed(2)} ms`}, wall ${cpu.wall.toFixed(2)} ms`,
+    );
     const lat = {
       assemble: await latency(runs, call),
       assembleNewAnchor: await latency(runs, callNewAnchor),
@@ -193,6 +198,7 @@ async function main(): Promise<void> {
         retrieved: sample.context.retrieved.length,
       },
       latency_ms: lat,
+      cpu_per_call_ms: cpu,
       throughput: Object.fromEntries(
         Object.entries(thr).map(([k, v]) => [k, { per_second: v.perSecond, latency_ms: v.latency }]),
       ),
@@ -215,6 +221,44 @@ async function main(): Promise<void> {
   await app.close();
   await deps.locks.close();
   await database.close();
+}
+
+/** CPU seconds of every local `postgres` process (Linux /proc), in ms; null when there are none. */
+function postgresCpuMs(): number | null {
+  let ticks = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!stat.includes('(postgres)')) continue;
+    found = true;
+    // Fields after "(comm) ": state is 0, utime 11, stime 12 (clock ticks, 100 a second).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return found ? ticks * 10 : null;
+}
+
+/** Node and PostgreSQL CPU per sequential call (after 20 warm-up calls), beside the wall time. */
+async function cpuPerCall(runs: number, fn: (i: number) => Promise<unknown>) {
+  for (let i = 0; i < 20; i += 1) await fn(runs + i);
+  const node0 = process.cpuUsage();
+  const pg0 = postgresCpuMs();
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i += 1) await fn(i);
+  const wall = (performance.now() - t0) / runs;
+  const node = process.cpuUsage(node0);
+  const pg1 = postgresCpuMs();
+  return {
+    wall,
+    node: (node.user + node.system) / 1000 / runs,
+    postgres: pg0 === null || pg1 === null ? null : (pg1 - pg0) / runs,
+  };
 }
 
 /** Cache-prefix reuse over a long session (non-dry-run, an assistant reply after each turn). */
