@@ -5,7 +5,6 @@ import type { Clock } from '../clock.js';
 import type { ChannelEvent, IngestOutcome } from '../core/channel-events.js';
 import {
   applyChannelEvent,
-  parentOf,
   referencedIds,
   type ApplyContext,
   type MessageState,
@@ -111,8 +110,8 @@ export function createIngestService(deps: {
 
     // The locks, the event ids, every referenced row of every channel and the reply chains are
     // sent together: pipelined on the transaction's connection, they run in this order (the
-    // reads after the locks) for one round trip. Then the parents of loaded replies (a delete
-    // of a stored reply updates its parent's counters), when some are missing.
+    // reads after the locks) for one round trip. The rows come with their stored parents (a
+    // delete of a stored reply updates its parent's counters).
     const groupOf = (platform: string, channelId: string) => groups.get(`${platform}\u0000${channelId}`)!;
     const refs = ordered.flatMap((g) =>
       referencedIds(g.indexes.map((i) => events[i]!)).map((messageId) => ({
@@ -137,19 +136,13 @@ export function createIngestService(deps: {
       );
       for (const item of items) if (!fresh.has(item.id)) duplicateByEventId.add(item.index);
     });
-    const loaded = channels.loadMessages({ tenantId, keys: refs }, tx);
+    const loaded = channels.loadMessagesWithParents({ tenantId, keys: refs }, tx);
     const chains = channels.loadReplyChains({ tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS }, tx);
     const [, , referenced, links] = await Promise.all([locked, Promise.all(recorded), loaded, chains]);
     const store = (rows: MessageState[]) => {
       for (const row of rows) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
     };
     store(referenced);
-    const parents = ordered.flatMap((g) =>
-      [...new Set([...g.ctx.messages.values()].map(parentOf))]
-        .filter((id): id is string => !!id && !g.ctx.messages.has(id))
-        .map((messageId) => ({ platform: g.platform, channelId: g.channelId, messageId })),
-    );
-    store(await channels.loadMessages({ tenantId, keys: parents }, tx));
     for (const link of links) groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
 
     events.forEach((event, index) => {

@@ -154,6 +154,41 @@ export function createChannelsRepository(db: Executor) {
       return rows.map(toMessage);
     },
 
+    /**
+     * loadMessages plus the stored parent (thread root, else the message replied to; see
+     * core/ingest-apply parentOf) of every row found, in one statement: ingest needs both, and a
+     * second round trip would be spent holding the batch's channel locks.
+     */
+    async loadMessagesWithParents(
+      { tenantId, keys }: { tenantId: string; keys: MessageRef[] },
+      tx: Executor = db,
+    ): Promise<StoredMessage[]> {
+      if (keys.length === 0) return [];
+      const unique = new Map(keys.map((k) => [JSON.stringify([k.platform, k.channelId, k.messageId]), k]));
+      const records = [...unique.values()].map((k) => ({ p: k.platform, c: k.channelId, id: k.messageId }));
+      const rows = await queryRows<MessageRow>(
+        tx,
+        sql`with found as materialized (
+              select m.* from jsonb_to_recordset(${json(records)}) as r(p text, c text, id text)
+              cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
+                where tenant_id = ${tenantId} and platform = r.p and channel_id = r.c and message_id = r.id) m
+            )
+            select * from found
+            union all
+            select p.* from found f
+            cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
+              where tenant_id = ${tenantId} and platform = f.platform and channel_id = f.channel_id
+                and message_id = case
+                  when f.thread_id is not null and f.thread_id <> f.message_id then f.thread_id
+                  when f.reply_to_id is not null and f.reply_to_id <> f.message_id then f.reply_to_id
+                end) p`,
+      );
+      const byKey = new Map(
+        rows.map((row) => [`${row.platform}\u0000${row.channel_id}\u0000${row.message_id}`, row]),
+      );
+      return [...byKey.values()].map(toMessage);
+    },
+
     /** Reply links of the given messages and their stored ancestors, up to `maxHops` deep, across channels. */
     async loadReplyChains(
       { tenantId, keys, maxHops }: { tenantId: string; keys: MessageRef[]; maxHops: number },
