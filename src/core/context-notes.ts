@@ -1,5 +1,5 @@
-// Context notes for the model (DESIGN §6.6 step 4): usage over 80%, and a memory-flush hint the
-// first turn usage crosses 50%, 75% or 90% of the effective window.
+// Context notes for the model (DESIGN §6.6 step 4): usage over 80%, a memory-flush hint the
+// first turn usage crosses 50%, 75% or 90% of the effective window, and context recovery.
 
 export const USAGE_NOTE_SHARE = 0.8;
 export const MEMORY_FLUSH_SHARES = [0.5, 0.75, 0.9] as const;
@@ -29,4 +29,24 @@ export function memoryFlushNote(previous: number | null, current: number): strin
     `[Context: passed ${Math.round(share * 100)}% of the window. Older turns will be summarized soon: ` +
     `state any decisions, facts or preferences that must outlive this conversation explicitly in your reply.]`
   );
+}
+
+/**
+ * Said when this turn re-attaches channel context because the turn that carried it was left out
+ * to fit the budget (DESIGN §6.9's post-compaction recovery note, for truncation). Null when
+ * nothing was re-attached.
+ */
+export function truncationRecoveryNote(parts: {
+  snapshot: boolean;
+  thread: boolean;
+  media: number;
+}): string | null {
+  const what = [
+    ...(parts.snapshot ? ['the channel snapshot'] : []),
+    ...(parts.thread ? ['the thread context'] : []),
+    ...(parts.media > 0 ? [`${parts.media} media item${parts.media === 1 ? '' : 's'} from this thread`] : []),
+  ];
+  if (what.length === 0) return null;
+  const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what.at(-1)!}`;
+  return `[Context recovery after truncation: the turn that carried the channel context was left out to fit the budget; re-attaching ${list}.]`;
 }

@@ -258,6 +258,8 @@ export const laneStates = pgTable(
     version: integer('version').notNull().default(0),
     /** summary_version for which channel context was last attached in this lane (-1: never). */
     contextAttachedVersion: integer('context_attached_version').notNull().default(-1),
+    /** Seq of the user turn that carried that channel context (null: never, or not recorded). */
+    contextAttachedSeq: integer('context_attached_seq'),
     pendingSlot: jsonb('pending_slot').$type<Record<string, unknown> | null>(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

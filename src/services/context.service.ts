@@ -1,6 +1,7 @@
 // The context call (DESIGN §5 "Context", §6.6): loads what assembly needs in two parallel rounds
-// of queries, runs the pure assembleContext, and — unless dry_run — appends the rendered user turn
-// through the transcript service with the audit row, the lane's attached-context marker, the
+// of queries, runs the pure assembleContext (again with the channel context, read only then, when
+// truncation left out the turn that carried it), and — unless dry_run — appends the rendered user
+// turn through the transcript service with the audit row, the lane's attached-context marker, the
 // consumed pending slot and the Idempotency-Key record in the same transaction.
 import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -8,6 +9,7 @@ import type { Config } from '../config.js';
 import {
   assembleContext,
   type AssembleResult,
+  type ChannelContextInput,
   type CompactionMode,
   type MediaCandidate,
   type RetrievedItem,
@@ -20,6 +22,8 @@ import { plainText } from '../core/current-turn.js';
 import { asBlocks, toolResultIds } from '../core/history-view.js';
 import { toOpenAIChat, type OpenAIChatPayload } from '../core/openai-format.js';
 import { pendingSlotSchema } from '../core/pending-slot.js';
+import type { ChannelSnapshot } from '../core/snapshot.js';
+import type { ThreadContext } from '../core/thread-budget.js';
 import { defaultLaneKey } from '../core/session-keys.js';
 import { searchTools, type CallerTool, type DeferredTool } from '../core/tool-deferral.js';
 import type { TokenEstimator } from '../core/tokens.js';
@@ -103,6 +107,24 @@ const PROMOTION_WINDOW = 10;
 
 export function payloadSha256(payload: unknown): string {
   return createHash('sha256').update(JSON.stringify(payload)).digest('hex');
+}
+
+/** The anchor's snapshot and thread as assembly takes them, with the message ids they show. */
+function channelContextInput(
+  session: SessionRow,
+  loaded: { snapshot: ChannelSnapshot; thread: ThreadContext | null },
+  include: NonNullable<ContextRequest['include']>,
+): ChannelContextInput {
+  const thread = include.thread === false ? null : loaded.thread;
+  return {
+    platform: session.platform!,
+    channelId: session.channelId!,
+    channelName: loaded.snapshot.channel.name || null,
+    snapshot: loaded.snapshot,
+    thread,
+    snapshotMessageIds: loaded.snapshot.adjacent.map((m) => m.message_id),
+    threadMessageIds: thread ? [thread.root.message_id, ...thread.replies.map((r) => r.message_id)] : [],
+  };
 }
 
 /** Scope keys of memories visible to a session (DESIGN §4 memories.scope / scope_key). */
@@ -335,15 +357,27 @@ export function createContextService(deps: {
       firstKeptSeq: laneState?.firstKeptSeq ?? 0,
       clearedBeforeSeq: laneState?.clearedBeforeSeq ?? 0,
       version: laneState?.version ?? 0,
-      contextAttachedVersion: laneState?.contextAttachedVersion ?? -1,
+      // The turn that carried the channel context attached for this summary version (-1: attached
+      // before the seq was recorded, so re-attached once), or null when none is.
+      contextAttachedSeq:
+        laneState && laneState.contextAttachedVersion === laneState.summaryVersion
+          ? (laneState.contextAttachedSeq ?? -1)
+          : null,
     };
     const pendingSlot = pendingSlotSchema.safeParse(laneState?.pendingSlot ?? undefined);
     const hasChannel = Boolean(session.platform && session.channelId);
-    const wantsChannelContext =
-      hasChannel &&
-      anchor !== null &&
-      include.snapshot !== false &&
-      lane.contextAttachedVersion !== lane.summaryVersion;
+    const canAttachChannelContext = hasChannel && anchor !== null && include.snapshot !== false;
+    // Loaded with the history while the lane has none attached; when the turn that carried it may
+    // have left the payload, only after an assembly without it says so (below).
+    const loadChannelContext = () =>
+      deps.channels.loadAnchorContext({
+        tenantId,
+        platform: session.platform!,
+        channelId: session.channelId!,
+        messageId: anchor!.message_id,
+        anchor: found!.row,
+        threadBudget: config.THREAD_BUDGET,
+      });
     const capForRetrieval = request.budget?.max_context_tokens ?? 4000;
     const retrievalLimit = Math.min(
       MAX_RETRIEVAL,
@@ -365,16 +399,7 @@ export function createContextService(deps: {
     early?.catch(() => {});
     const [entries, channelContext, quoted] = await Promise.all([
       deps.transcript.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
-      wantsChannelContext
-        ? deps.channels.loadAnchorContext({
-            tenantId,
-            platform: session.platform!,
-            channelId: session.channelId!,
-            messageId: anchor.message_id,
-            anchor: found!.row,
-            threadBudget: config.THREAD_BUDGET,
-          })
-        : null,
+      canAttachChannelContext && lane.contextAttachedSeq === null ? loadChannelContext() : null,
       anchor?.reply_to_id && hasChannel
         ? deps.channels.getChannelMessages({
             tenantId,
@@ -429,10 +454,6 @@ export function createContextService(deps: {
     const knownMessageIds = [
       ...(anchor ? [anchor.message_id] : []),
       ...(quotedMessage ? [quotedMessage.message_id] : []),
-      ...(channelContext ? channelContext.snapshot.adjacent.map((m) => m.message_id) : []),
-      ...(channelContext?.thread
-        ? [channelContext.thread.root.message_id, ...channelContext.thread.replies.map((r) => r.message_id)]
-        : []),
     ];
 
     // Tool history in view: last use per tool, and tool_search calls to promote from.
@@ -480,62 +501,63 @@ export function createContextService(deps: {
     }));
     const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
     const model = request.model ?? config.DEFAULT_MODEL;
-    const result = assembleContext({
-      model,
-      message: messageContent,
-      now,
-      limits: {
-        total: request.budget?.total ?? config.CONTEXT_BUDGET,
-        maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
-        maxContextTokens: request.budget?.max_context_tokens ?? null,
-        compactTrigger: config.COMPACT_TRIGGER,
-        hardBlock: config.HARD_BLOCK,
-        safetyMargin: DEFAULT_SAFETY_MARGIN,
-        calibration: budgetCalibration(session.calibration, model),
-      },
-      compaction: request.compaction ?? 'auto',
-      system,
-      agentSections: sections.map((s) => ({ name: s.name, text: s.content, cacheable: s.cacheable })),
-      structuredContext: hasChannel && include.snapshot !== false,
-      tools: callerTools,
-      toolLastUsed,
-      promotedTools,
-      toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
-      lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
-      history: entries.map((e: TranscriptEntryRow) => ({
-        seq: e.seq,
-        kind: e.kind,
-        role: e.role,
-        content: e.content,
-        tokenEstimate: e.tokenEstimate,
-      })),
-      channelContext: channelContext
-        ? {
-            platform: session.platform!,
-            channelId: session.channelId!,
-            channelName: channelContext.snapshot.channel.name || null,
-            snapshot: channelContext.snapshot,
-            thread: include.thread === false ? null : channelContext.thread,
-          }
-        : null,
-      knownMessageIds,
-      quotedReply: quotedMessage
-        ? {
-            message_id: quotedMessage.message_id,
-            author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
-            ts: quotedMessage.ts,
-            text: quotedMessage.text,
-          }
-        : null,
-      retrieved,
-      media,
-      manifest: {
-        artifactIds: manifestRows.map((r) => r.artifactId),
-        hashes: manifestRows.map((r) => r.contentHash),
-      },
-      previousPercentage,
-      estimator: deps.estimator,
-    });
+    const history = entries.map((e: TranscriptEntryRow) => ({
+      seq: e.seq,
+      kind: e.kind,
+      role: e.role,
+      content: e.content,
+      tokenEstimate: e.tokenEstimate,
+    }));
+    const assemble = (anchorContext: typeof channelContext) =>
+      assembleContext({
+        model,
+        message: messageContent,
+        now,
+        limits: {
+          total: request.budget?.total ?? config.CONTEXT_BUDGET,
+          maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
+          maxContextTokens: request.budget?.max_context_tokens ?? null,
+          compactTrigger: config.COMPACT_TRIGGER,
+          hardBlock: config.HARD_BLOCK,
+          safetyMargin: DEFAULT_SAFETY_MARGIN,
+          calibration: budgetCalibration(session.calibration, model),
+        },
+        compaction: request.compaction ?? 'auto',
+        system,
+        agentSections: sections.map((s) => ({ name: s.name, text: s.content, cacheable: s.cacheable })),
+        structuredContext: hasChannel && include.snapshot !== false,
+        tools: callerTools,
+        toolLastUsed,
+        promotedTools,
+        toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
+        lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
+        history,
+        channelContext: anchorContext ? channelContextInput(session, anchorContext, include) : null,
+        knownMessageIds,
+        quotedReply: quotedMessage
+          ? {
+              message_id: quotedMessage.message_id,
+              author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
+              ts: quotedMessage.ts,
+              text: quotedMessage.text,
+            }
+          : null,
+        retrieved,
+        media,
+        manifest: manifestRows.map((r) => ({
+          artifact_id: r.artifactId,
+          sha256: r.contentHash,
+          included_at_turn: r.includedAtTurn,
+        })),
+        previousPercentage,
+        estimator: deps.estimator,
+      });
+    let result = assemble(channelContext);
+    // The turn that carried the lane's channel context is not in this payload: load it and
+    // assemble again, attaching it in this turn (exact, and the snapshot reads happen only then).
+    if (result.reattachChannelContext && canAttachChannelContext) {
+      result = assemble(await loadChannelContext());
+    }
 
     const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
     const sha = payloadSha256(payload);
@@ -623,7 +645,7 @@ export function createContextService(deps: {
         }
         if (result.context.snapshot === 'attached') {
           await context.markContextAttached(
-            { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, at: now },
+            { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, seq, at: now },
             tx,
           );
         }

@@ -29,26 +29,38 @@ export function createContextRepository(db: Executor) {
     },
 
     /**
-     * Records that channel context was attached for the lane's current summary version. Not a
-     * fenced change: it does not bump `version`, so a running compaction's compare-and-set still
-     * commits (a compaction raises summary_version, which makes the next turn attach again).
+     * Records that channel context was attached for the lane's current summary version, by the
+     * user turn at `seq`. Not a fenced change: it does not bump `version`, so a running
+     * compaction's compare-and-set still commits (a compaction raises summary_version, which makes
+     * the next turn attach again; so does truncation leaving the turn at `seq` out of a payload).
      */
     async markContextAttached(
-      params: { tenantId: string; sessionId: string; laneKey: string; summaryVersion: number; at: Date },
+      params: {
+        tenantId: string;
+        sessionId: string;
+        laneKey: string;
+        summaryVersion: number;
+        seq: number;
+        at: Date;
+      },
       tx: Executor = db,
     ): Promise<void> {
+      const marker = {
+        contextAttachedVersion: params.summaryVersion,
+        contextAttachedSeq: params.seq,
+        updatedAt: params.at,
+      };
       await tx
         .insert(laneStates)
         .values({
           tenantId: params.tenantId,
           sessionId: params.sessionId,
           laneKey: params.laneKey,
-          contextAttachedVersion: params.summaryVersion,
-          updatedAt: params.at,
+          ...marker,
         })
         .onConflictDoUpdate({
           target: [laneStates.tenantId, laneStates.sessionId, laneStates.laneKey],
-          set: { contextAttachedVersion: params.summaryVersion, updatedAt: params.at },
+          set: marker,
         });
     },
 

@@ -1,7 +1,8 @@
 // POST /v1/sessions/{id}/context and GET /context-log against a real database: bad input, tenant
-// isolation, structured channel context attached once per lane, determinism, the audit row, a
-// 100-turn session whose payloads keep repeating their previous prefix, Idempotency-Key, pending
-// slots (PUT/DELETE …/lanes/{lane}/pending-slot) and usage calibration of the budget.
+// isolation, structured channel context attached once per lane (and again when truncation drops
+// the turn that carried it), determinism, the audit row, a 100-turn session whose payloads keep
+// repeating their previous prefix, Idempotency-Key, pending slots (PUT/DELETE
+// …/lanes/{lane}/pending-slot) and usage calibration of the budget.
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -260,6 +261,106 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
     expect(JSON.stringify(messages.at(-1))).not.toContain('channel_snapshot');
     // The earlier turn, with its snapshot, is repeated byte for byte.
     expect(JSON.stringify(stripCache(messages[0].content))).toBe(JSON.stringify(stripCache(last.content)));
+  });
+
+  it('re-attaches the snapshot when truncation drops the turn that carried it', async () => {
+    const s = await session();
+    const lane = `root:${s.channelId}`;
+    await ingest(
+      t,
+      s.channelId,
+      Array.from({ length: 17 }, (_, i) => ({
+        message_id: `n${i}`,
+        ts: at(i + 1),
+        text: `update ${i}: the migration of service ${i} is ${i % 2 ? 'done' : 'in review'}`,
+      })),
+    );
+    const ask = (i: number, extra: Record<string, unknown> = {}) =>
+      contextCall(s.id, {
+        message: {
+          content: `question ${i}: ${'what is the status of the migration work '.repeat(30)}`,
+          source: { platform: 'slack', channel_id: s.channelId, message_id: `n${i}` },
+        },
+        budget: { max_context_tokens: 2000 },
+        include: { memories: false, channel_search: false },
+        ...extra,
+      });
+    const attachedSeq = async () =>
+      (
+        await queryRows<{ context_attached_seq: number | null }>(
+          ctx.deps.database.db,
+          sql`select context_attached_seq from lane_states where session_id = ${s.id} and lane_key = ${lane}`,
+        )
+      )[0]?.context_attached_seq ?? null;
+
+    const first = await ask(0);
+    expect(first.statusCode).toBe(200);
+    expect(first.json().context.snapshot).toBe('attached');
+    expect(first.json().turn_seq).toBe(1);
+    expect(await attachedSeq()).toBe(1);
+
+    // Turns until truncation would drop seq 1: while it is sent, the snapshot is not attached again.
+    let recovery: Awaited<ReturnType<typeof ask>> | null = null;
+    let inView = 0;
+    for (let i = 1; i < 16 && !recovery; i += 1) {
+      await t.inject({
+        method: 'POST',
+        url: `/v1/sessions/${s.id}/turns`,
+        payload: { turns: [{ role: 'assistant', content: `answer ${i}` }] },
+      });
+      const dry = await ask(i, { dry_run: true });
+      const response = await ask(i);
+      expect(response.statusCode).toBe(200);
+      // Same stored state and request, same payload: the dry run shows what the call sends.
+      expect(dry.json().payload).toEqual(response.json().payload);
+      const body = response.json();
+      const last = JSON.stringify(body.payload.messages.at(-1));
+      if (body.context.lane.first_sent_seq === 1) {
+        expect(body.context.snapshot).toBe('none');
+        expect(last).not.toContain('<channel_snapshot');
+        expect(await attachedSeq()).toBe(1);
+        inView += 1;
+      } else {
+        recovery = response;
+      }
+    }
+    expect(recovery).not.toBeNull();
+    expect(inView).toBeGreaterThan(0);
+    const body = recovery!.json();
+    expect(body.compaction.action).toBe('truncated');
+    expect(body.context.lane.first_sent_seq).toBeGreaterThan(1);
+    expect(body.context).toMatchObject({
+      snapshot: 'attached',
+      channel: { platform: 'slack', channel_id: s.channelId },
+    });
+    const turn = body.payload.messages.at(-1).content as { type: string; text?: string }[];
+    expect(turn[0]!.text).toMatch(/^question \d+:/);
+    expect(turn[1]!.text).toMatch(/^<channel_snapshot trust="untrusted">/);
+    expect(turn.at(-1)!.text).toContain('[Context recovery after truncation:');
+    expect(body.notes.join(' ')).toContain('re-attaching the channel snapshot');
+    expect(body.budget.added).toBeLessThanOrEqual(2000);
+    // The payload holds the channel context once, and the marker moves to the turn carrying it.
+    expect(JSON.stringify(body.payload.messages).split('<channel_snapshot').length).toBe(2);
+    expect(await attachedSeq()).toBe(body.turn_seq);
+    // What was sent stays sent: the stored turn is the sent one.
+    const stored = (await transcript(s.id)).find((e) => e.seq === body.turn_seq)!;
+    expect(stored.content).toEqual(stripCache(turn));
+
+    // The next call has that turn in view again: nothing is re-attached, and it is repeated as sent.
+    await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${s.id}/turns`,
+      payload: { turns: [{ role: 'assistant', content: 'noted' }] },
+    });
+    const next = await ask(16);
+    expect(next.statusCode).toBe(200);
+    expect(next.json().context.snapshot).toBe('none');
+    expect(next.json().context.lane.first_sent_seq).toBeLessThanOrEqual(body.turn_seq);
+    const messages = next.json().payload.messages as { content: unknown }[];
+    expect(messages.map((m) => JSON.stringify(stripCache(m.content)))).toContain(
+      JSON.stringify(stripCache(turn)),
+    );
+    expect(JSON.stringify(messages.at(-1))).not.toContain('<channel_snapshot');
   });
 
   it('media of the current thread: attached once, then referenced through the manifest', async () => {

@@ -55,7 +55,7 @@ function input(over: Partial<AssembleInput> = {}): AssembleInput {
     quotedReply: null,
     retrieved: [],
     media: [],
-    manifest: { artifactIds: [], hashes: [] },
+    manifest: [],
     previousPercentage: null,
     estimator,
     ...over,
@@ -356,6 +356,171 @@ describe('assembleContext: retrieval after truncation', () => {
     expect(r.context.lane.dropped_entries).toBeGreaterThan(0);
     expect(r.context.retrieved.map((x) => x.id)).toEqual(['old']);
     expect(r.budget.added).toBeLessThanOrEqual(1500);
+  });
+});
+
+describe('assembleContext: channel context after truncation', () => {
+  // A lane whose first turn (seq 1) carried the snapshot and thread; 40 entries of ~53 tokens.
+  const history = conversation(20);
+  const channelContext = {
+    platform: 'slack',
+    channelId: 'C1',
+    channelName: 'general',
+    snapshot: { schema_version: '1.0', anchor: { message_id: 'm9', text: 'rollout?' }, adjacent: [] },
+    thread: { schema_version: '1.0', root: { message_id: 't1', text: 'Rollout plan' }, replies: [] },
+    snapshotMessageIds: ['m8'],
+    threadMessageIds: ['t1'],
+  };
+  const carriedAt = (seq: number | null) => ({ ...input().lane, contextAttachedSeq: seq });
+  const capped = (maxContextTokens: number) => ({ ...input().limits, maxContextTokens });
+  const recoveryNote =
+    '[Context recovery after truncation: the turn that carried the channel context was left out to fit the budget; re-attaching the channel snapshot and the thread context.]';
+  const turnTexts = (r: ReturnType<typeof assembleContext>) => texts(r.userTurn.content);
+
+  it('while the turn that carried it is sent, it is not attached again', () => {
+    const whole = assembleContext(
+      input({ structuredContext: true, history, lane: carriedAt(1), channelContext }),
+    );
+    expect(whole.context.lane.dropped_entries).toBe(0);
+    expect(whole.context).toMatchObject({ channel: null, snapshot: 'none', thread: 'none' });
+    expect(whole.reattachChannelContext).toBe(false);
+    expect(JSON.stringify(whole.userTurn.content)).not.toContain('channel_snapshot');
+
+    // Truncated, but the carrying turn (seq 36) is among the entries sent: the same bytes as
+    // without the channel context, which the service then does not load.
+    const over = { structuredContext: true, history, limits: capped(1000), lane: carriedAt(36) };
+    const truncated = assembleContext(input({ ...over, channelContext }));
+    expect(truncated.context.lane.dropped_entries).toBeGreaterThan(0);
+    expect(truncated.context.lane.first_sent_seq).toBeLessThanOrEqual(36);
+    expect(truncated.context.snapshot).toBe('none');
+    const without = assembleContext(input(over));
+    expect(without.reattachChannelContext).toBe(false);
+    expect(JSON.stringify(truncated.payload)).toBe(JSON.stringify(without.payload));
+  });
+
+  it('when truncation drops that turn, this turn carries it again with a recovery note', () => {
+    const over = { structuredContext: true, history, limits: capped(1000), lane: carriedAt(1) };
+    const without = assembleContext(input(over));
+    expect(without.context.lane.first_sent_seq).toBeGreaterThan(1);
+    expect(without.context.snapshot).toBe('none');
+    // Without channel context given, assembly asks for it.
+    expect(without.reattachChannelContext).toBe(true);
+
+    const r = assembleContext(input({ ...over, channelContext }));
+    expect(r.reattachChannelContext).toBe(false);
+    expect(r.context).toMatchObject({
+      channel: { platform: 'slack', channel_id: 'C1' },
+      snapshot: 'attached',
+      thread: 'attached',
+    });
+    const turn = turnTexts(r);
+    expect(turn[0]).toBe('What did we decide about the rollout?');
+    expect(turn[1]).toMatch(
+      /^<channel_snapshot trust="untrusted">\nChannelSnapshot of slack channel #general/,
+    );
+    expect(turn[2]).toMatch(/^<thread_context trust="untrusted">/);
+    expect(turn.at(-1)).toBe(`<context_notes>\n${recoveryNote}\n</context_notes>`);
+    expect(r.notes).toContain(recoveryNote);
+    // Earlier turns are not rewritten: the history sent is the newest part of what was stored,
+    // the carrying turn stays out, and the cap still holds.
+    expect(r.context.lane.first_sent_seq).toBeGreaterThanOrEqual(without.context.lane.first_sent_seq!);
+    const sent = r.payload.messages.slice(0, -1).map((m) => texts(m.content)[0]);
+    expect(sent.at(-1)).toMatch(/^answer 40 /);
+    expect(JSON.stringify(r.payload.messages.slice(0, -1))).not.toContain('channel_snapshot');
+    expect(r.budget.added).toBeLessThanOrEqual(1000);
+    expect(r.budget.components.channel_context).toBeGreaterThan(0);
+    // Same input, same bytes.
+    expect(JSON.stringify(assembleContext(input({ ...over, channelContext })))).toBe(JSON.stringify(r));
+  });
+
+  it('retrieved copies of what the re-attached snapshot shows are skipped, not before', () => {
+    const retrieved = [
+      {
+        kind: 'channel_message' as const,
+        id: 'x',
+        text: 'nearby',
+        score: 0.9,
+        message_id: 'm8',
+        source: 's',
+      },
+    ];
+    const over = { structuredContext: true, history, limits: capped(1000), retrieved };
+    const inView = assembleContext(input({ ...over, lane: carriedAt(36), channelContext }));
+    expect(inView.context.retrieved.map((x) => x.id)).toEqual(['x']);
+    const recovered = assembleContext(input({ ...over, lane: carriedAt(1), channelContext }));
+    expect(recovered.context.snapshot).toBe('attached');
+    expect(recovered.context.retrieved).toEqual([]);
+  });
+
+  it('a snapshot and thread too big for the room left are omitted, with the notes', () => {
+    const big = {
+      ...channelContext,
+      snapshot: { anchor: { text: 'word '.repeat(2000) } },
+      thread: { root: { text: 'word '.repeat(2000) } },
+    };
+    const r = assembleContext(
+      input({
+        structuredContext: true,
+        history,
+        limits: capped(1000),
+        lane: carriedAt(1),
+        channelContext: big,
+      }),
+    );
+    expect(r.context).toMatchObject({ snapshot: 'omitted_budget', thread: 'omitted_budget' });
+    expect(r.notes.join(' ')).toMatch(
+      /The channel snapshot \(\d+ tokens\) did not fit the budget and was left out/,
+    );
+    expect(r.notes.join(' ')).toMatch(
+      /The thread context \(\d+ tokens\) did not fit the budget and was left out/,
+    );
+    // Nothing was re-attached, so nothing is announced to the model.
+    expect(r.notes.join(' ')).not.toContain('Context recovery');
+    expect(JSON.stringify(r.payload.messages)).not.toContain('<channel_snapshot');
+    expect(r.budget.added).toBeLessThanOrEqual(1000);
+  });
+
+  it('media that only the dropped turns carried are re-attached; media still sent are referenced', () => {
+    const image = (data: string): Anthropic.ImageBlockParam => ({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data },
+    });
+    const candidate = (id: string, block: Anthropic.ImageBlockParam) => ({
+      artifact_id: id,
+      sha256: `h-${id}`,
+      media_type: 'image/png',
+      filename: `${id}.png`,
+      source_message_id: 'm9',
+      source_thread_id: 't1',
+      block,
+    });
+    const r = assembleContext(
+      input({
+        structuredContext: true,
+        history,
+        // Without re-attaching, seq 1 is dropped; with it (1,600 tokens of image), seq 39 is sent.
+        limits: capped(2000),
+        lane: carriedAt(1),
+        channelContext,
+        media: [candidate('a1', image('AAAA')), candidate('a2', image('BBBB'))],
+        manifest: [
+          { artifact_id: 'a1', sha256: 'h-a1', included_at_turn: 1 },
+          { artifact_id: 'a2', sha256: 'h-a2', included_at_turn: 39 },
+        ],
+      }),
+    );
+    expect(r.context.lane.first_sent_seq).toBeLessThanOrEqual(39);
+    expect(r.context.snapshot).toBe('attached');
+    expect(r.attachments.map((a) => [a.artifact_id, a.disposition])).toEqual([
+      ['a1', 'reattached'],
+      ['a2', 'referenced'],
+    ]);
+    const images = r.userTurn.content.filter((b) => b.type === 'image');
+    expect(images).toEqual([image('AAAA')]);
+    expect(r.budget.added).toBeLessThanOrEqual(2000);
+    expect(r.notes).toContain(
+      '[Context recovery after truncation: the turn that carried the channel context was left out to fit the budget; re-attaching the channel snapshot, the thread context and 1 media item from this thread.]',
+    );
   });
 });
 
@@ -740,7 +905,9 @@ describe('assembleContext: cache and determinism', () => {
         block,
       },
     ];
-    const r = assembleContext(input({ media, manifest: { artifactIds: ['a2'], hashes: [] } }));
+    const r = assembleContext(
+      input({ media, manifest: [{ artifact_id: 'a2', sha256: 'h-other', included_at_turn: 1 }] }),
+    );
     expect(r.attachments.map((a) => [a.artifact_id, a.disposition])).toEqual([
       ['a1', 'attached'],
       ['a2', 'referenced'],

@@ -1,0 +1,1 @@
+ALTER TABLE "lane_states" ADD COLUMN "context_attached_seq" integer;
