@@ -59,6 +59,12 @@ export const configSchema = z.object({
     .int()
     .min(3_600_000, 'must be at least 3600000 (1 h): the retention job runs hourly')
     .default(7 * 86_400_000),
+  /** How long Idempotency-Key replies are kept (replayed); the hourly retention job prunes older ones. */
+  IDEMPOTENCY_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(3_600_000, 'must be at least 3600000 (1 h): the retention job runs hourly')
+    .default(86_400_000),
   BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
   BLOB_LIMIT_BYTES: int(25 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: int(6000),

@@ -411,7 +411,11 @@ export const idempotencyRecords = pgTable(
     response: jsonb('response').$type<unknown>().notNull(),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.scope, t.key] })],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.scope, t.key] }),
+    // The retention job deletes replies older than IDEMPOTENCY_TTL_MS.
+    index('idempotency_records_created_idx').on(t.createdAt),
+  ],
 );
 
 /** Summarizer token spend per tenant and month (§6.13). */

@@ -1,7 +1,7 @@
 // The retention job (DESIGN §6.13): per tenant with a retention period, deletes channel messages,
 // transcript entries, chunks, idle sessions, derived memories and orphan blobs older than it; for
-// everyone, expired memories, orphan chunks and ingest dedupe keys older than
-// INGEST_DEDUPE_WINDOW_MS. Safe to start on every instance: one run at a time wins the
+// everyone, expired memories, orphan chunks, ingest dedupe keys older than
+// INGEST_DEDUPE_WINDOW_MS and Idempotency-Key replies older than IDEMPOTENCY_TTL_MS. Safe to start on every instance: one run at a time wins the
 // 'retention' lock, the others skip.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -23,6 +23,7 @@ export interface RetentionCounts {
   expired_memories: number;
   blobs: number;
   ingest_events: number;
+  idempotency_records: number;
 }
 
 export type RetentionReport =
@@ -38,13 +39,14 @@ const emptyCounts = (): RetentionCounts => ({
   expired_memories: 0,
   blobs: 0,
   ingest_events: 0,
+  idempotency_records: 0,
 });
 
 export function createRetentionService(deps: {
   retention: RetentionRepository;
   locks: LockManager;
   clock: Clock;
-  config: Pick<Config, 'INGEST_DEDUPE_WINDOW_MS'>;
+  config: Pick<Config, 'INGEST_DEDUPE_WINDOW_MS' | 'IDEMPOTENCY_TTL_MS'>;
 }) {
   const { retention, locks } = deps;
 
@@ -83,6 +85,12 @@ export function createRetentionService(deps: {
         await drain('ingest_events', () =>
           retention.deleteIngestEvents({
             before: new Date(now.getTime() - deps.config.INGEST_DEDUPE_WINDOW_MS),
+            batch: BATCH,
+          }),
+        );
+        await drain('idempotency_records', () =>
+          retention.deleteIdempotencyRecords({
+            before: new Date(now.getTime() - deps.config.IDEMPOTENCY_TTL_MS),
             batch: BATCH,
           }),
         );

@@ -134,6 +134,16 @@ export function createRetentionRepository(db: Executor) {
       );
     },
 
+    /** Every tenant: stored Idempotency-Key replies created before the cutoff (IDEMPOTENCY_TTL_MS). */
+    async deleteIdempotencyRecords(p: { before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from idempotency_records where (tenant_id, scope, key) in (
+          select tenant_id, scope, key from idempotency_records where created_at < ${iso(p.before)}
+          limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
     /** Every tenant: webhook/event dedupe keys received before the cutoff (INGEST_DEDUPE_WINDOW_MS). */
     async deleteIngestEvents(p: { before: Date; batch: number }, tx: Executor = db) {
       return run(

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   blobs,
   channelMessages,
+  idempotencyRecords,
   ingestEvents,
   memories,
   sessions,
@@ -196,6 +197,7 @@ describe('runRetention', () => {
         expired_memories: 2,
         blobs: 2,
         ingest_events: 1,
+        idempotency_records: 0,
       },
     });
     expect(await remaining(purged.tenantId)).toEqual({
@@ -286,6 +288,55 @@ describe('ingest dedupe keys', () => {
       expect(await reactions()).toEqual({ tada: 2, eyes: 1 });
     } finally {
       await windowed.close();
+    }
+  });
+});
+
+describe('Idempotency-Key replies', () => {
+  it('are kept for IDEMPOTENCY_TTL_MS, then forgotten (the key may be used again)', async () => {
+    const own = await createTestApp();
+    try {
+      const t = await own.tenant();
+      const post = (text: string) =>
+        t.inject({
+          method: 'POST',
+          url: '/v1/events',
+          headers: { 'idempotency-key': 'batch-1' },
+          payload: {
+            events: [
+              {
+                type: 'message.created',
+                platform: 'slack',
+                channel_id: 'C1',
+                message_id: `m-${text}`,
+                ts: '2026-01-01T10:00:00.000Z',
+                author: { id: 'U1', name: 'Ana' },
+                text,
+              },
+            ],
+          },
+        });
+      expect((await post('a')).statusCode).toBe(200);
+      expect((await post('b')).statusCode).toBe(409);
+      const records = () =>
+        own.deps.database.db
+          .select()
+          .from(idempotencyRecords)
+          .where(eq(idempotencyRecords.tenantId, t.tenantId));
+      const [record] = await records();
+      const createdAt = record!.createdAt.getTime();
+
+      const early = await own.app.services.retention.runRetention(new Date(createdAt + DAY - 60_000));
+      expect(early).toMatchObject({ ran: true, counts: { idempotency_records: 0 } });
+      expect(await records()).toHaveLength(1);
+
+      const late = await own.app.services.retention.runRetention(new Date(createdAt + DAY + 60_000));
+      expect(late).toMatchObject({ ran: true, counts: { idempotency_records: 1 } });
+      expect(await records()).toHaveLength(0);
+      // Forgotten: the same key with another body is a new request now.
+      expect((await post('b')).statusCode).toBe(200);
+    } finally {
+      await own.close();
     }
   });
 });
