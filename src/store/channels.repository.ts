@@ -136,28 +136,11 @@ export function createChannelsRepository(db: Executor) {
       );
     },
 
-    /** Rows (placeholders included) by (platform, channel, id), across channels, in one query. */
-    async loadMessages(
-      { tenantId, keys }: { tenantId: string; keys: MessageRef[] },
-      tx: Executor = db,
-    ): Promise<StoredMessage[]> {
-      if (keys.length === 0) return [];
-      const unique = new Map(keys.map((k) => [JSON.stringify([k.platform, k.channelId, k.messageId]), k]));
-      const records = [...unique.values()].map((k) => ({ p: k.platform, c: k.channelId, id: k.messageId }));
-      // A join (nested loop over the primary key), not IN (…): IN would hash-join a scan of the tenant.
-      const rows = await queryRows<MessageRow>(
-        tx,
-        sql`select ${MESSAGE_COLUMNS} from jsonb_to_recordset(${json(records)}) as r(p text, c text, id text)
-            join channel_messages m on m.tenant_id = ${tenantId} and m.platform = r.p and m.channel_id = r.c
-             and m.message_id = r.id`,
-      );
-      return rows.map(toMessage);
-    },
-
     /**
-     * loadMessages plus the stored parent (thread root, else the message replied to; see
-     * core/ingest-apply parentOf) of every row found, in one statement: ingest needs both, and a
-     * second round trip would be spent holding the batch's channel locks.
+     * Rows (placeholders included) by (platform, channel, id), across channels, plus the stored
+     * parent (thread root, else the message replied to; see core/ingest-apply parentOf) of every
+     * row found, in one statement: ingest needs both, and a second round trip would be spent
+     * holding the batch's channel locks. One primary-key probe per key.
      */
     async loadMessagesWithParents(
       { tenantId, keys }: { tenantId: string; keys: MessageRef[] },
