@@ -205,8 +205,9 @@ export function createContextService(deps: {
     return session;
   }
 
-  async function anchorFor(session: SessionRow, source: ContextRequest['message']['source']) {
-    if (!source) return null;
+  /** A source message must be one of the session's own channel (its row is read beside the session). */
+  function checkAnchorSource(session: SessionRow, source: ContextRequest['message']['source']) {
+    if (!source) return;
     if (source.platform !== session.platform || source.channel_id !== session.channelId) {
       throw unprocessable(
         'context.message_outside_session_channel',
@@ -217,12 +218,6 @@ export function createContextService(deps: {
         },
       );
     }
-    return deps.channels.getAnchor({
-      tenantId: session.tenantId,
-      platform: source.platform,
-      channelId: source.channel_id,
-      messageId: source.message_id,
-    });
   }
 
   async function retrieve(params: {
@@ -315,11 +310,6 @@ export function createContextService(deps: {
   }): Promise<ContextReply> {
     const { tenantId, sessionId, request } = params;
     const include = request.include ?? {};
-    const session = await loadSession(tenantId, sessionId);
-    if (session.endedAt) throw sessionEnded(session);
-
-    // Round 1: the anchor, the stored sections and the previous call.
-    const agentId = request.agent_id ?? session.agentId ?? null;
     const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
     const isToolResultTurn =
       toolResultIds(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]).length > 0;
@@ -327,12 +317,36 @@ export function createContextService(deps: {
       userText.trim() !== '' &&
       !isToolResultTurn &&
       (include.memories !== false || include.channel_search !== false);
-    const [found, sections, lastLog, lexemes] = await Promise.all([
-      anchorFor(session, request.message.source),
-      agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : [],
-      context.lastLog({ tenantId, sessionId }),
+    const source = request.message.source;
+
+    // Round 1: the session, and beside it what does not depend on it: the anchor's row (read in
+    // the caller's tenant, checked against the session's channel before use), the previous call,
+    // the query's lexemes, and the sections when the request names the agent.
+    const round1 = {
+      anchor: source
+        ? deps.channels.getAnchor({
+            tenantId,
+            platform: source.platform,
+            channelId: source.channel_id,
+            messageId: source.message_id,
+          })
+        : Promise.resolve(null),
+      lastLog: context.lastLog({ tenantId, sessionId }),
       // The query's lexemes depend only on the message: fetched here, off the retrieval's path.
-      wantsRetrieval ? deps.memorySearch.lexemes(userText) : null,
+      lexemes: wantsRetrieval ? deps.memorySearch.lexemes(userText) : Promise.resolve(null),
+      sections: request.agent_id ? deps.agentSections.listAgentSections(tenantId, request.agent_id) : null,
+    };
+    // Awaited below; a failure while the session is still loading (or missing) is not unhandled.
+    for (const pending of Object.values(round1)) pending?.catch(() => {});
+    const session = await loadSession(tenantId, sessionId);
+    if (session.endedAt) throw sessionEnded(session);
+    checkAnchorSource(session, source);
+    const agentId = request.agent_id ?? session.agentId ?? null;
+    const [found, sections, lastLog, lexemes] = await Promise.all([
+      round1.anchor,
+      round1.sections ?? (agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : []),
+      round1.lastLog,
+      round1.lexemes,
     ]);
     const anchor = found?.view ?? null;
     // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
