@@ -38,6 +38,14 @@ export const configSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATABASE_URL: optionalString.pipe(z.url().optional()),
+  /**
+   * Server-side prepared statements for fixed-shape queries (postgres.js). Turn off behind a
+   * connection pooler in transaction mode that cannot keep them (PgBouncer before 1.21).
+   */
+  DATABASE_PREPARED_STATEMENTS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   DATA_DIR: z.string().default('./data'),
   REDIS_URL: optionalString.pipe(z.url().optional()),
   API_KEYS: apiKeyPairs,

@@ -82,7 +82,11 @@ export async function createDeps(
   overrides: Partial<Pick<AppDeps, 'clock' | 'ids'>> = {},
   log?: Pick<FastifyBaseLogger, 'warn'>,
 ): Promise<AppDeps> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    prepare: config.DATABASE_PREPARED_STATEMENTS,
+  });
   await runMigrations(database);
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
   // ioredis reports connection errors as events; without a listener they would crash the process.

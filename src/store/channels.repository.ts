@@ -2,7 +2,7 @@
 // endpoints and channel search. Bulk writes go through jsonb_to_recordset (one parameter, either
 // driver); times cross the boundary as epoch milliseconds so both drivers read them alike.
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import { queryRows, unprepared, type Executor } from '../db/client.js';
 import { TEXT_SEARCH_CONFIG } from '../db/schema.js';
 import type { MessageMetadata, MessageState } from '../core/ingest-apply.js';
 import type { MediaRefInput } from '../core/channel-events.js';
@@ -482,10 +482,13 @@ export function createChannelsRepository(db: Executor) {
         matched: boolean[] | string;
       }>(
         tx,
-        sql`select message_id, ${epochMs(sql`ts`)} as ts_ms, author_id, author_name, reply_count, reactions,
+        // Unprepared: the text varies with the number of terms, and the best plan with their rarity.
+        unprepared(
+          sql`select message_id, ${epochMs(sql`ts`)} as ts_ms, author_id, author_name, reply_count, reactions,
               ts_rank_cd(tsv, (${query}), 1 | 32)::float8 as text_rank, array[${matched}] as matched
             from (select message_id, ts, author_id, author_name, reply_count, reactions, tsv from channel_messages
                   where ${sql.join(conditions, sql` and `)} order by ts desc limit ${scope.limit}) c`,
+        ),
       );
       return rows.map((row) => ({
         messageId: row.message_id,
