@@ -13,6 +13,7 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { localDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/store/tenants.repository.js';
+import { queryRows } from '../src/db/client.js';
 import { openBenchDatabase } from './lib/channel-fixture.js';
 import { arg, floorApp, int, machineLine, ms, printTable, rng, throughput } from './lib/measure.js';
 
@@ -108,6 +109,10 @@ async function main(): Promise<void> {
       throw new Error(`ingest failed: ${response.statusCode} ${response.body}`);
   };
   const floor = await floorApp(database.db);
+  const storedMessages = async () =>
+    (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from channel_messages`))[0]
+      ?.n ?? 0;
+  const storedBefore = await storedMessages();
   console.log(`backend: ${database.kind}; transport: app.inject (in-process HTTP, no sockets)`);
 
   const rows: Record<string, string | number>[] = [];
@@ -162,6 +167,9 @@ async function main(): Promise<void> {
     'p99 ms': ms(single.latency.p99),
   });
   printTable(`Ingest (${database.kind})`, rows);
+  console.log(
+    `\nchannel_messages rows: ${int(storedBefore)} before this run, ${int(await storedMessages())} after (--reset starts empty)`,
+  );
   console.log(`\n${machineLine()}`);
   await floor.close();
   await app.close();

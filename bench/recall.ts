@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { v7 as uuidv7 } from 'uuid';
 import postgres from 'postgres';
+import { benchPrepare } from './lib/channel-fixture.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { tenants } from '../src/db/schema.js';
@@ -92,7 +93,12 @@ async function main(): Promise<void> {
     url.pathname = `/${scratchDb}`;
     databaseUrl = url.toString();
   }
-  const database = await openDatabase({ databaseUrl, dataDir: 'memory://', maxConnections: 4 });
+  const database = await openDatabase({
+    databaseUrl,
+    dataDir: 'memory://',
+    maxConnections: 4,
+    prepare: benchPrepare(),
+  });
   await runMigrations(database);
   const db = database.db;
   const tenantId = `bench_recall_${randomBytes(4).toString('hex')}`;

@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
+import { benchPrepare } from './lib/channel-fixture.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { systemClock } from '../src/clock.js';
@@ -45,7 +46,12 @@ async function main(): Promise<void> {
     console.log('bench:search: more than 100,000 chunks needs a real Postgres (set DATABASE_URL)');
     return;
   }
-  const database = await openDatabase({ databaseUrl, dataDir: 'memory://', maxConnections: 4 });
+  const database = await openDatabase({
+    databaseUrl,
+    dataDir: 'memory://',
+    maxConnections: 4,
+    prepare: benchPrepare(),
+  });
   if (fresh) await runMigrations(database);
   const db = database.db;
 

@@ -64,6 +64,9 @@ export function vocabulary(): string[] {
 }
 
 /** Opens the benchmark database: a dedicated Postgres database when DATABASE_URL is set, else PGlite in memory. */
+/** DATABASE_PREPARED_STATEMENTS=false runs a benchmark unprepared, as the service would (A/B runs). */
+export const benchPrepare = () => process.env.DATABASE_PREPARED_STATEMENTS !== 'false';
+
 export async function openBenchDatabase(name: string): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (!url) {
@@ -78,7 +81,12 @@ export async function openBenchDatabase(name: string): Promise<Database> {
   await admin.end();
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '', maxConnections: 16 });
+  const database = await openDatabase({
+    databaseUrl: target.toString(),
+    dataDir: '',
+    maxConnections: 16,
+    prepare: benchPrepare(),
+  });
   await runMigrations(database);
   return database;
 }
