@@ -66,7 +66,12 @@ async function main(): Promise<void> {
   const total = Number(arg('total') ?? 2000);
   const longTurns = Number(arg('long-turns') ?? 200);
 
-  const database = await openBenchDatabase('contextd_bench_assemble');
+  let statements = 0;
+  const database = await openBenchDatabase('contextd_bench_assemble', {
+    onStatement: () => {
+      statements += 1;
+    },
+  });
   const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
   const deps = localDeps(config, database);
   const app = await buildApp(deps, { logger: false });
@@ -157,10 +162,20 @@ async function main(): Promise<void> {
     const constFloor = () => floor.inject({ method: 'GET', url: '/constant' });
 
     console.log(`  ${int(size)} messages: measuring latency (${runs} sequential calls each)…`);
+    const statementsBefore = statements;
     const cpu = await cpuPerCall(runs, call);
+    const perCall = (statements - statementsBefore) / runs;
     console.log(
-      `  CPU per call (sequential): node ${cpu.node.toFixed(2)} ms, postgres ${cpu.postgres === null ? 'n/a (server not local)' : `${cpu.postgres.toFixed(2)} ms`}, wall ${cpu.wall.toFixed(2)} ms`,
+      `  CPU per call (sequential): node ${cpu.node.toFixed(2)} ms, postgres ${cpu.postgres === null ? 'n/a (server not local)' : `${cpu.postgres.toFixed(2)} ms`}, wall ${cpu.wall.toFixed(2)} ms; ${onServer ? `${perCall.toFixed(1)} statements` : 'statements not counted (embedded)'}`,
     );
+    // The statements of one assembly as plain indexed reads: what the machine allows for that many
+    // round trips before any assembly work.
+    const readsPerCall = Math.max(1, Math.round(perCall));
+    const readsFloor = () =>
+      floor.inject({
+        method: 'GET',
+        url: `/reads/${readsPerCall}/${BENCH_TENANT}/${BENCH_PLATFORM}/${channelId}/${anchor}`,
+      });
     const lat = {
       assemble: await latency(runs, call),
       assembleNewAnchor: await latency(runs, callNewAnchor),
@@ -171,6 +186,15 @@ async function main(): Promise<void> {
     const thr = {
       assemble: await throughput(total, CONCURRENCY, call),
       read: await throughput(total, CONCURRENCY, readFloor),
+      ...(onServer
+        ? {
+            [`${readsPerCall} reads (one assembly's statements)`]: await throughput(
+              total,
+              CONCURRENCY,
+              readsFloor,
+            ),
+          }
+        : {}),
       constant: await throughput(total, CONCURRENCY, constFloor),
     };
     const label = `${int(size)} msgs`;
@@ -199,6 +223,7 @@ async function main(): Promise<void> {
       },
       latency_ms: lat,
       cpu_per_call_ms: cpu,
+      ...(onServer ? { statements_per_call: perCall } : {}),
       throughput: Object.fromEntries(
         Object.entries(thr).map(([k, v]) => [k, { per_second: v.perSecond, latency_ms: v.latency }]),
       ),
@@ -207,7 +232,7 @@ async function main(): Promise<void> {
     printTable(`Assemble latency at ${label} (sequential, app.inject)`, latencyRows.slice(-4));
     printTable(
       `Assemble throughput at ${label} (concurrency ${CONCURRENCY}, ${total} calls)`,
-      throughputRows.slice(-3),
+      throughputRows.slice(-Object.keys(thr).length),
     );
     console.log(
       `${label}: payload ${int(sample.budget.used)} tokens (snapshot ${sample.context.snapshot}, thread ${sample.context.thread}, ${sample.context.retrieved.length} retrieved)`,

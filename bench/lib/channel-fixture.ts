@@ -63,11 +63,17 @@ export function vocabulary(): string[] {
   return [...words];
 }
 
-/** Opens the benchmark database: a dedicated Postgres database when DATABASE_URL is set, else PGlite in memory. */
 /** DATABASE_PREPARED_STATEMENTS=false runs a benchmark unprepared, as the service would (A/B runs). */
 export const benchPrepare = () => process.env.DATABASE_PREPARED_STATEMENTS !== 'false';
 
-export async function openBenchDatabase(name: string): Promise<Database> {
+/**
+ * Opens the benchmark database: a dedicated Postgres database when DATABASE_URL is set, else
+ * PGlite in memory. `onStatement` sees every statement sent (Postgres only).
+ */
+export async function openBenchDatabase(
+  name: string,
+  options: { onStatement?: (query: string) => void } = {},
+): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (!url) {
     const database = await openDatabase({ dataDir: 'memory://' });
@@ -86,6 +92,7 @@ export async function openBenchDatabase(name: string): Promise<Database> {
     dataDir: '',
     maxConnections: 16,
     prepare: benchPrepare(),
+    ...(options.onStatement ? { onStatement: options.onStatement } : {}),
   });
   await runMigrations(database);
   return database;

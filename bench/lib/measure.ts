@@ -109,6 +109,24 @@ export async function floorApp(db: Db): Promise<FastifyInstance> {
       return rows[0] ?? null;
     },
   );
+  // As many sequential indexed reads as the request names: the statements of a heavier request
+  // without any of its work.
+  app.get<{ Params: { n: string; tenant: string; platform: string; channel: string; id: string } }>(
+    '/reads/:n/:tenant/:platform/:channel/:id',
+    async (request) => {
+      const { n, tenant, platform, channel, id } = request.params;
+      let row: unknown = null;
+      for (let i = 0; i < Number(n); i += 1) {
+        const rows = await queryRows(
+          db,
+          sql`select message_id, text from channel_messages where tenant_id = ${tenant} and platform = ${platform}
+              and channel_id = ${channel} and message_id = ${id}`,
+        );
+        row = rows[0] ?? null;
+      }
+      return row;
+    },
+  );
   await app.ready();
   return app;
 }

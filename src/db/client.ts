@@ -29,6 +29,8 @@ export interface DatabaseOptions {
   maxConnections?: number;
   /** Server-side prepared statements for fixed-shape queries (postgres.js only); default true. */
   prepare?: boolean;
+  /** Called with the text of every statement sent (postgres.js only; benchmarks count them). */
+  onStatement?: (query: string) => void;
 }
 
 /**
@@ -99,6 +101,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       max: options.maxConnections ?? 10,
       onnotice: () => {},
       connection: { application_name: 'contextd' },
+      ...(options.onStatement
+        ? { debug: (_connection: number, query: string) => options.onStatement!(query) }
+        : {}),
     });
     const client = options.prepare === false ? sql : preparingClient(sql);
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
