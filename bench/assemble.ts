@@ -162,12 +162,18 @@ async function main(): Promise<void> {
     const constFloor = () => floor.inject({ method: 'GET', url: '/constant' });
 
     console.log(`  ${int(size)} messages: measuring latency (${runs} sequential calls each)…`);
-    const statementsBefore = statements;
-    const cpu = await cpuPerCall(runs, call);
-    const perCall = (statements - statementsBefore) / runs;
-    console.log(
-      `  CPU per call (sequential): node ${cpu.node.toFixed(2)} ms, postgres ${cpu.postgres === null ? 'n/a (server not local)' : `${cpu.postgres.toFixed(2)} ms`}, wall ${cpu.wall.toFixed(2)} ms; ${onServer ? `${perCall.toFixed(1)} statements` : 'statements not counted (embedded)'}`,
-    );
+    const cpuLine = async (what: string, fn: (i: number) => Promise<unknown>) => {
+      const before = statements;
+      // Inputs far from the latency runs' (and their warm-ups'), so these calls warm none of them.
+      const cpu = await cpuPerCall(runs, (i) => fn(i + 1_000_000));
+      const perCall = (statements - before) / runs;
+      console.log(
+        `  CPU per call (sequential, ${what}): node ${cpu.node.toFixed(2)} ms, postgres ${cpu.postgres === null ? 'n/a (server not local)' : `${cpu.postgres.toFixed(2)} ms`}, wall ${cpu.wall.toFixed(2)} ms; ${onServer ? `${perCall.toFixed(1)} statements` : 'statements not counted (embedded)'}`,
+      );
+      return { cpu, perCall };
+    };
+    const { cpu, perCall } = await cpuLine('same anchor', call);
+    const cpuNewAnchor = (await cpuLine('a new anchor each call', callNewAnchor)).cpu;
     // The statements of one assembly as plain indexed reads: what the machine allows for that many
     // round trips before any assembly work.
     const readsPerCall = Math.max(1, Math.round(perCall));
@@ -223,6 +229,7 @@ async function main(): Promise<void> {
       },
       latency_ms: lat,
       cpu_per_call_ms: cpu,
+      cpu_per_call_new_anchor_ms: cpuNewAnchor,
       ...(onServer ? { statements_per_call: perCall } : {}),
       throughput: Object.fromEntries(
         Object.entries(thr).map(([k, v]) => [k, { per_second: v.perSecond, latency_ms: v.latency }]),
