@@ -22,6 +22,12 @@ describe('parseConfig', () => {
     expect(config.REDIS_URL).toBeUndefined();
   });
 
+  it('prepares statements unless DATABASE_PREPARED_STATEMENTS is false, and names a bad value', () => {
+    expect(parseConfig({}).DATABASE_PREPARED_STATEMENTS).toBe(true);
+    expect(parseConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).DATABASE_PREPARED_STATEMENTS).toBe(false);
+    expect(() => parseConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
+  });
+
   it('parses API_KEYS pairs and treats blank values as unset', () => {
     const config = parseConfig({ API_KEYS: 'acme:k1, beta:k2:with:colons', DATABASE_URL: '  ' });
     expect(config.API_KEYS).toEqual([
