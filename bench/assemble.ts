@@ -163,10 +163,12 @@ async function main(): Promise<void> {
 
     console.log(`  ${int(size)} messages: measuring latency (${runs} sequential calls each)…`);
     const cpuLine = async (what: string, fn: (i: number) => Promise<unknown>) => {
-      const before = statements;
       // Inputs far from the latency runs' (and their warm-ups'), so these calls warm none of them.
-      const cpu = await cpuPerCall(runs, (i) => fn(i + 1_000_000));
-      const perCall = (statements - before) / runs;
+      const { statements: perCall, ...cpu } = await cpuPerCall(
+        runs,
+        (i) => fn(i + 1_000_000),
+        () => statements,
+      );
       console.log(
         `  CPU per call (sequential, ${what}): node ${cpu.node.toFixed(2)} ms, postgres ${cpu.postgres === null ? 'n/a (server not local)' : `${cpu.postgres.toFixed(2)} ms`}, wall ${cpu.wall.toFixed(2)} ms; ${onServer ? `${perCall.toFixed(1)} statements` : 'statements not counted (embedded)'}`,
       );
@@ -277,8 +279,10 @@ function postgresCpuMs(): number | null {
 }
 
 /** Node and PostgreSQL CPU per sequential call (after 20 warm-up calls), beside the wall time. */
-async function cpuPerCall(runs: number, fn: (i: number) => Promise<unknown>) {
+/** CPU, wall time and statements (`statementCount` before and after) per call, warm-up excluded. */
+async function cpuPerCall(runs: number, fn: (i: number) => Promise<unknown>, statementCount: () => number) {
   for (let i = 0; i < 20; i += 1) await fn(runs + i);
+  const statements0 = statementCount();
   const node0 = process.cpuUsage();
   const pg0 = postgresCpuMs();
   const t0 = performance.now();
@@ -287,6 +291,7 @@ async function cpuPerCall(runs: number, fn: (i: number) => Promise<unknown>) {
   const node = process.cpuUsage(node0);
   const pg1 = postgresCpuMs();
   return {
+    statements: (statementCount() - statements0) / runs,
     wall,
     node: (node.user + node.system) / 1000 / runs,
     postgres: pg0 === null || pg1 === null ? null : (pg1 - pg0) / runs,

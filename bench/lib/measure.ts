@@ -97,33 +97,25 @@ export async function throughput(
 export async function floorApp(db: Db): Promise<FastifyInstance> {
   const app = Fastify({ logger: false });
   app.get('/constant', async () => ({ ok: true }));
-  app.get<{ Params: { tenant: string; platform: string; channel: string; id: string } }>(
-    '/read/:tenant/:platform/:channel/:id',
-    async (request) => {
-      const { tenant, platform, channel, id } = request.params;
-      const rows = await queryRows(
+  type ReadParams = { tenant: string; platform: string; channel: string; id: string };
+  const readMessage = async ({ tenant, platform, channel, id }: ReadParams) =>
+    (
+      await queryRows(
         db,
         sql`select message_id, text from channel_messages where tenant_id = ${tenant} and platform = ${platform}
             and channel_id = ${channel} and message_id = ${id}`,
-      );
-      return rows[0] ?? null;
-    },
+      )
+    )[0] ?? null;
+  app.get<{ Params: ReadParams }>('/read/:tenant/:platform/:channel/:id', (request) =>
+    readMessage(request.params),
   );
   // As many sequential indexed reads as the request names: the statements of a heavier request
   // without any of its work.
-  app.get<{ Params: { n: string; tenant: string; platform: string; channel: string; id: string } }>(
+  app.get<{ Params: ReadParams & { n: string } }>(
     '/reads/:n/:tenant/:platform/:channel/:id',
     async (request) => {
-      const { n, tenant, platform, channel, id } = request.params;
       let row: unknown = null;
-      for (let i = 0; i < Number(n); i += 1) {
-        const rows = await queryRows(
-          db,
-          sql`select message_id, text from channel_messages where tenant_id = ${tenant} and platform = ${platform}
-              and channel_id = ${channel} and message_id = ${id}`,
-        );
-        row = rows[0] ?? null;
-      }
+      for (let i = 0; i < Number(request.params.n); i += 1) row = await readMessage(request.params);
       return row;
     },
   );
