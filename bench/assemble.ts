@@ -14,7 +14,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { localDeps } from '../src/deps.js';
-import { generateApiKey } from '../src/store/tenants.repository.js';
+import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import {
   BENCH_PLATFORM,
   BENCH_TENANT,

@@ -9,10 +9,10 @@
 //       (database contextd_bench_channels, 10k and 1M; seeded once and reused, --reset reseeds)
 //   … -- --sizes 10000,100000 --runs 300
 import { performance } from 'node:perf_hooks';
-import { createTokenEstimator } from '../src/core/tokens.js';
-import { createChannelsRepository } from '../src/store/channels.repository.js';
-import { createChannelSearchService } from '../src/services/channel-search.service.js';
-import { createChannelsService } from '../src/services/channels.service.js';
+import { createTokenEstimator } from '../src/shared/tokens.js';
+import { createChannelsRepository } from '../src/modules/channels/channels.repository.js';
+import { createChannelSearchService } from '../src/modules/channels/channel-search.service.js';
+import { createChannelsService } from '../src/modules/channels/channels.service.js';
 import { arg, floorApp, latency, latencyRow, machineLine, printTable, rng } from './lib/measure.js';
 import {
   BENCH_PLATFORM,

@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { localDeps } from '../src/deps.js';
-import { generateApiKey } from '../src/store/tenants.repository.js';
+import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import { queryRows } from '../src/db/client.js';
 import { openBenchDatabase } from './lib/channel-fixture.js';
 import { arg, floorApp, int, machineLine, ms, printTable, rng, throughput } from './lib/measure.js';

@@ -15,7 +15,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { createDeps, closeDeps } from '../src/deps.js';
-import { generateApiKey } from '../src/store/tenants.repository.js';
+import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import { CATEGORY_NAMES, parseEvidence, turnsOf, type Sample, type Turn } from './lib/locomo.js';
 
 const BUDGETS = [1000, 1764, 4000, 8000] as const;

@@ -15,12 +15,12 @@ import { benchPrepare } from './lib/channel-fixture.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { tenants } from '../src/db/schema.js';
-import { createIdempotencyService } from '../src/services/idempotency.js';
-import { createMemoriesService } from '../src/services/memories.service.js';
-import { systemClock } from '../src/clock.js';
-import { createMemorySearchService } from '../src/services/memory-search.service.js';
-import { createMemoriesRepository } from '../src/store/memories.repository.js';
-import { createSearchRepository } from '../src/store/search.repository.js';
+import { createIdempotencyService } from '../src/http/idempotency/idempotency.service.js';
+import { createMemoriesService } from '../src/modules/memory/memories.service.js';
+import { systemClock } from '../src/shared/clock.js';
+import { createMemorySearchService } from '../src/modules/memory/memory-search.service.js';
+import { createMemoriesRepository } from '../src/modules/memory/memories.repository.js';
+import { createSearchRepository } from '../src/modules/memory/search.repository.js';
 import { CATEGORY_NAMES, parseEvidence, turnsOf, type Sample, type Turn } from './lib/locomo.js';
 import { arg, printTable, summarize } from './lib/measure.js';
 

@@ -13,9 +13,9 @@ import postgres from 'postgres';
 import { benchPrepare } from './lib/channel-fixture.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
-import { systemClock } from '../src/clock.js';
-import { createMemorySearchService } from '../src/services/memory-search.service.js';
-import { createSearchRepository } from '../src/store/search.repository.js';
+import { systemClock } from '../src/shared/clock.js';
+import { createMemorySearchService } from '../src/modules/memory/memory-search.service.js';
+import { createSearchRepository } from '../src/modules/memory/search.repository.js';
 import { arg, latency, latencyRow, printTable, rng } from './lib/measure.js';
 
 const TENANT = 'bench_search';

@@ -17,8 +17,8 @@ import {
   classTokenCount,
   CLASS_COEFFICIENTS,
   type CharFeature,
-} from '../src/core/token-classes.js';
-import { bpeCount } from '../src/core/tokens.js';
+} from '../src/shared/token-classes.js';
+import { bpeCount } from '../src/shared/tokens.js';
 import { machineLine, printTable, rng } from './lib/measure.js';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -9,12 +9,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import type { ChannelEvent } from '../src/core/channel-events.js';
-import { replyLaneRoot } from '../src/core/lanes.js';
-import { createTokenEstimator } from '../src/core/tokens.js';
+import type { ChannelEvent } from '../src/modules/channels/core/channel-events.js';
+import { replyLaneRoot } from '../src/modules/channels/core/lanes.js';
+import { createTokenEstimator } from '../src/shared/tokens.js';
 import { queryRows } from '../src/db/client.js';
-import { createChannelsRepository } from '../src/store/channels.repository.js';
-import { createIngestService } from '../src/services/ingest.service.js';
+import { createChannelsRepository } from '../src/modules/channels/channels.repository.js';
+import { createIngestService } from '../src/modules/channels/ingest.service.js';
 import { openBenchDatabase } from './lib/channel-fixture.js';
 import { arg, int, machineLine, printTable } from './lib/measure.js';
 

@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
-import { uuidV7Ids } from '../src/clock.js';
-import { createTenantsRepository, generateApiKey } from '../src/store/tenants.repository.js';
+import { uuidV7Ids } from '../src/shared/clock.js';
+import { createTenantsRepository, generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({

@@ -12,13 +12,13 @@ import {
 } from 'fastify-type-provider-zod';
 import { createHash } from 'node:crypto';
 import type { AppDeps } from './deps.js';
-import { registerAuth } from './plugins/auth.js';
-import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
-import { registerMetrics } from './plugins/metrics.js';
-import { registerRetentionJob } from './plugins/retention.js';
-import { healthRoutes, type Lifecycle } from './routes/health.js';
-import { registerV1Routes } from './routes/index.js';
-import { createServices, type Services } from './services/index.js';
+import { registerAuth } from './http/auth.js';
+import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { registerMetrics } from './http/metrics.js';
+import { registerRetentionJob } from './modules/retention/retention.job.js';
+import { healthRoutes, type Lifecycle } from './http/health.routes.js';
+import { registerV1Routes } from './modules/routes.js';
+import { createServices, type Services } from './modules/services.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

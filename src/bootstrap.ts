@@ -1,8 +1,8 @@
 // Start-up chores shared by the server and the key CLI: API keys from API_KEYS, and in
 // development a generated key when none exists, printed once.
 import type { Config } from './config.js';
-import type { Services } from './services/index.js';
-import { generateApiKey } from './store/tenants.repository.js';
+import type { Services } from './modules/services.js';
+import { generateApiKey } from './modules/tenants/tenants.repository.js';
 
 export const DEV_TENANT = 'dev';
 

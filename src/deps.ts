@@ -2,7 +2,7 @@
 // `createDeps` opens them for the server; tests build the same object around their own database.
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
-import { systemClock, uuidV7Ids, type Clock, type IdGenerator } from './clock.js';
+import { systemClock, uuidV7Ids, type Clock, type IdGenerator } from './shared/clock.js';
 import type { Config } from './config.js';
 import { createFallbackLockManager } from './coord/fallback-lock.js';
 import type { LockManager } from './coord/lock.js';
@@ -11,8 +11,8 @@ import { createPgLockManager } from './coord/pg-lock.js';
 import { createRedisLockManager } from './coord/redis-lock.js';
 import { openDatabase, type Database } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
-import { createMetrics, type Metrics } from './plugins/metrics.js';
-import { createTokenEstimator, type TokenEstimator } from './core/tokens.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { createTokenEstimator, type TokenEstimator } from './shared/tokens.js';
 
 export interface AppDeps {
   config: Config;

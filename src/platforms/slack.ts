@@ -1,7 +1,7 @@
 // Slack Events API envelope → normalized events. Message ids are Slack `ts` strings (unique per
 // channel); a reply's thread is its `thread_ts`. Signature checks for the webhook live here too.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { ChannelEvent, MediaRefInput } from '../core/channel-events.js';
+import type { ChannelEvent, MediaRefInput } from '../modules/channels/core/channel-events.js';
 import { ignored, isRecord, iso, num, str, type AdapterResult } from './types.js';
 
 /** Slack `ts` ("1700000000.000100") → ISO time. */

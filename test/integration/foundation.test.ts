@@ -2,7 +2,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderOpenApi } from '../../src/openapi.js';
+import { renderOpenApi } from '../../src/http/openapi.js';
 import { createTestApp, errorOf, type TestContext } from '../helpers/app.js';
 
 let ctx: TestContext;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { channelMessages, transcriptChunks } from '../../src/db/schema.js';
-import { createSearchRepository } from '../../src/store/search.repository.js';
+import { createSearchRepository } from '../../src/modules/memory/search.repository.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;

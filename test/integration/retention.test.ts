@@ -13,7 +13,7 @@ import {
   transcriptChunks,
   transcriptEntries,
 } from '../../src/db/schema.js';
-import { memoryTextKey } from '../../src/core/memories.js';
+import { memoryTextKey } from '../../src/modules/memory/core/memories.js';
 import { createTestApp, type TestContext } from '../helpers/app.js';
 
 let ctx: TestContext;

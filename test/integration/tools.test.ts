@@ -2,7 +2,7 @@
 // the session's tenant and channel, bad input, tool_search promotion through the context call,
 // Idempotency-Key, channel_messages media fetches, and which blobs read_result may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deferralNote } from '../../src/core/tool-deferral.js';
+import { deferralNote } from '../../src/modules/tools/core/tool-deferral.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 import { at, ingest } from '../helpers/channel.js';
 import { pdfBytes, pngBytes } from '../helpers/media.js';

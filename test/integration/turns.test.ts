@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { renderMessages } from '../../src/core/render.js';
+import { renderMessages } from '../../src/modules/sessions/core/render.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 import { jpegBytes, pdfBytes, pngBytes } from '../helpers/media.js';
 

@@ -5,13 +5,13 @@ import {
   jsonbKeyOrder,
   VIEW_START_TEXT,
   type AssembleInput,
-} from '../../src/core/assemble.js';
-import { withoutCacheControl } from '../../src/core/cache-breakpoints.js';
-import { CHANNEL_CONTEXT_GUIDE } from '../../src/core/channel-guide.js';
-import type { HistoryEntry } from '../../src/core/history-view.js';
-import { toOpenAIChat } from '../../src/core/openai-format.js';
-import { createTokenEstimator } from '../../src/core/tokens.js';
-import { AppError } from '../../src/errors.js';
+} from '../../src/modules/context/core/assemble.js';
+import { withoutCacheControl } from '../../src/modules/context/core/cache-breakpoints.js';
+import { CHANNEL_CONTEXT_GUIDE } from '../../src/modules/context/core/channel-guide.js';
+import type { HistoryEntry } from '../../src/modules/sessions/core/history-view.js';
+import { toOpenAIChat } from '../../src/modules/context/core/openai-format.js';
+import { createTokenEstimator } from '../../src/shared/tokens.js';
+import { AppError } from '../../src/shared/errors.js';
 
 const estimator = createTokenEstimator();
 

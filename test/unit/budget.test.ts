@@ -8,8 +8,8 @@ import {
   windowCeiling,
   withMargin,
   type BudgetLimits,
-} from '../../src/core/budget.js';
-import { budgetCalibration } from '../../src/core/calibration.js';
+} from '../../src/modules/context/core/budget.js';
+import { budgetCalibration } from '../../src/modules/sessions/core/calibration.js';
 
 const limits = (over: Partial<BudgetLimits> = {}): BudgetLimits => ({
   total: 200_000,

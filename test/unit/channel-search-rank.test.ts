@@ -5,7 +5,7 @@ import {
   MAX_SEARCH_TERMS,
   rankSearchCandidates,
   type RankCandidate,
-} from '../../src/core/channel-search-rank.js';
+} from '../../src/modules/channels/core/channel-search-rank.js';
 
 const NOW = Date.UTC(2026, 0, 10);
 const DAY = 86_400_000;

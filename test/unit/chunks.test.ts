@@ -7,7 +7,7 @@ import {
   MAX_CHUNK_CHARS,
   truncate,
   type ChunkEntry,
-} from '../../src/core/chunks.js';
+} from '../../src/modules/memory/core/chunks.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 5, 14, minute));
 const turn = (seq: number, role: 'user' | 'assistant', text: string, author?: string): ChunkEntry => ({

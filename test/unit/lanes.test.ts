@@ -6,7 +6,7 @@ import {
   replyChainRoot,
   replyLaneRoot,
   type ReplyLookup,
-} from '../../src/core/lanes.js';
+} from '../../src/modules/channels/core/lanes.js';
 
 const lookupOf =
   (links: Record<string, string | null>): ReplyLookup =>

@@ -1,11 +1,11 @@
 // media.ts (magic numbers, dimensions, base64), byte-ranges.ts (Range, UTF-8 slices), offload.ts,
 // session-keys.ts and calibration.ts: the small pure pieces of issue 4.
 import { describe, expect, it } from 'vitest';
-import { parseRange, sliceUtf8 } from '../../src/core/byte-ranges.js';
-import { addUsage, calibrationView } from '../../src/core/calibration.js';
-import { base64DecodedLength, decodeBase64, imageDimensions, sniffMediaType } from '../../src/core/media.js';
-import { offloadRefIdOf, offloadReference, toolResultText } from '../../src/core/offload.js';
-import { isSessionStale, sessionKeyFor } from '../../src/core/session-keys.js';
+import { parseRange, sliceUtf8 } from '../../src/modules/sessions/core/byte-ranges.js';
+import { addUsage, calibrationView } from '../../src/modules/sessions/core/calibration.js';
+import { base64DecodedLength, decodeBase64, imageDimensions, sniffMediaType } from '../../src/shared/media.js';
+import { offloadRefIdOf, offloadReference, toolResultText } from '../../src/modules/sessions/core/offload.js';
+import { isSessionStale, sessionKeyFor } from '../../src/modules/sessions/core/session-keys.js';
 import { jpegBytes, pdfBytes, pngBytes } from '../helpers/media.js';
 
 describe('media', () => {

@@ -1,6 +1,6 @@
 // Redaction corpus: secrets that must go, and look-alikes that must survive untouched.
 import { describe, expect, it } from 'vitest';
-import { passesLuhn, redactSecrets, type RedactionKind } from '../../src/core/redaction.js';
+import { passesLuhn, redactSecrets, type RedactionKind } from '../../src/modules/memory/core/redaction.js';
 
 const truePositives: { name: string; input: string; secret: string; kind: RedactionKind }[] = [
   {

@@ -6,8 +6,8 @@ import {
   renderMessagesWithSeqs,
   toolSafeStart,
   type RenderableEntry,
-} from '../../src/core/render.js';
-import { offloadReference } from '../../src/core/offload.js';
+} from '../../src/modules/sessions/core/render.js';
+import { offloadReference } from '../../src/modules/sessions/core/offload.js';
 
 const entry = (
   seq: number,

@@ -7,8 +7,8 @@ import {
   recencyFactor,
   relevance,
   searchScore,
-} from '../../src/core/retrieval-ranking.js';
-import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from '../../src/core/search-query.js';
+} from '../../src/modules/memory/core/retrieval-ranking.js';
+import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from '../../src/modules/memory/core/search-query.js';
 
 describe('queryWords', () => {
   it('keeps letters and digits only, lower-cased and deduplicated', () => {

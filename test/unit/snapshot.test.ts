@@ -6,8 +6,8 @@ import {
   formatReactions,
   lastHourWindow,
   type SnapshotMessage,
-} from '../../src/core/snapshot.js';
-import { collapseWhitespace, cutToBudget, snippet, takeGraphemes } from '../../src/core/text-cut.js';
+} from '../../src/modules/channels/core/snapshot.js';
+import { collapseWhitespace, cutToBudget, snippet, takeGraphemes } from '../../src/shared/text-cut.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0);
 const msg = (id: string, minutesBefore: number, extra: Partial<SnapshotMessage> = {}): SnapshotMessage => ({

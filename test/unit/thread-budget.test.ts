@@ -6,7 +6,7 @@ import {
   MIN_TRUNCATED_TOKENS,
   REPLY_OVERHEAD_TOKENS,
   type ThreadMessage,
-} from '../../src/core/thread-budget.js';
+} from '../../src/modules/channels/core/thread-budget.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0);
 /** Estimate: one token per character, so costs are easy to compute by hand. */

@@ -2,8 +2,8 @@
 // per-class estimator counts character classes and lands near the reference.
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { charProfile, classTokenCount, createClassTokenEstimator } from '../../src/core/token-classes.js';
-import { bpeCount, createTokenEstimator } from '../../src/core/tokens.js';
+import { charProfile, classTokenCount, createClassTokenEstimator } from '../../src/shared/token-classes.js';
+import { bpeCount, createTokenEstimator } from '../../src/shared/tokens.js';
 
 const prose =
   'Channel events arrive out of order: an edit before its create, a reply before its root. The store converges anyway, and every stored text gets a token estimate once, at write time.';

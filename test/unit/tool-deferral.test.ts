@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenEstimator } from '../../src/core/tokens.js';
+import { createTokenEstimator } from '../../src/shared/tokens.js';
 import {
   deferralNote,
   deferTools,
   searchTools,
   toolTokens,
   type DeferralCandidate,
-} from '../../src/core/tool-deferral.js';
+} from '../../src/modules/tools/core/tool-deferral.js';
 import {
   BUILTIN_TOOLS,
   builtinToolNames,
   builtinToolsFor,
   TOOL_NAME_PATTERN,
-} from '../../src/tools/definitions.js';
+} from '../../src/modules/tools/tools.schemas.js';
 
 const estimator = createTokenEstimator();
 

@@ -1,7 +1,7 @@
 // turn-validation.ts: role order and tool pairing against the session's turn state.
 import { describe, expect, it } from 'vitest';
 import type { TurnState } from '../../src/db/schema.js';
-import { validateTurnSequence, type TurnInput } from '../../src/core/turn-validation.js';
+import { validateTurnSequence, type TurnInput } from '../../src/modules/sessions/core/turn-validation.js';
 
 const empty: TurnState = { last_role: null, last_lane_key: null, pending_tool_uses: {} };
 const use = (id: string, name = 'sh') => ({ type: 'tool_use' as const, id, name, input: {} });

@@ -1,0 +1,37 @@
+// Bearer API keys → tenant. Everything under /v1 needs a key except the platform webhooks, which
+// prove their tenant with that tenant's signing secret instead.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { unauthorized } from '../shared/errors.js';
+import type { TenantsRepository } from '../modules/tenants/tenants.repository.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook for every authenticated /v1 request. */
+    tenantId: string;
+  }
+}
+
+const PUBLIC_V1_PREFIXES = ['/v1/webhooks/'];
+const CACHE_TTL_MS = 30_000;
+
+export function registerAuth(app: FastifyInstance, tenants: TenantsRepository): void {
+  // Caches hits and misses for a short while so a key lookup is not a query per request.
+  const cache = new LRUCache<string, { tenantId: string | null }>({ max: 10_000, ttl: CACHE_TTL_MS });
+  app.decorateRequest('tenantId', '');
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (!path.startsWith('/v1/') || PUBLIC_V1_PREFIXES.some((p) => path.startsWith(p))) return;
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match?.[1]) throw unauthorized('auth.missing_key', 'Authorization: Bearer <api key> is required');
+    const key = match[1];
+    let entry = cache.get(key);
+    if (!entry) {
+      entry = { tenantId: await tenants.findTenantIdByKey(key) };
+      cache.set(key, entry);
+    }
+    if (!entry.tenantId) throw unauthorized('auth.invalid_key', 'the API key is unknown or revoked');
+    request.tenantId = entry.tenantId;
+  });
+}

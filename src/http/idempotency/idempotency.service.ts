@@ -1,0 +1,125 @@
+// Idempotency-Key for writes: the first reply is stored with a hash of the request; a retry with
+// the same key and body gets that reply again, the same key with another body is a 409.
+import { createHash } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { idempotencyRecords } from '../../db/schema.js';
+import { AppError, conflict } from '../../shared/errors.js';
+
+export function requestHash(value: unknown): string {
+  return createHash('sha256').update(stableStringify(value)).digest('hex');
+}
+
+/** JSON with object keys sorted, so equal values hash equally. */
+export function stableStringify(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+}
+
+export interface IdempotentResult<T> {
+  statusCode: number;
+  body: T;
+  replayed: boolean;
+}
+
+/** Stores a reply inside the transaction of the write it answers (on the database when none). */
+export type RecordReply<T> = (result: { statusCode: number; body: T }, tx?: Executor) => Promise<void>;
+
+export function createIdempotencyService(db: Executor) {
+  async function runRecorded<T>(
+    params: { tenantId: string; scope: string; key: string | undefined; request: unknown },
+    work: (record: RecordReply<T>) => Promise<{ statusCode: number; body: T }>,
+  ): Promise<IdempotentResult<T>> {
+    const { tenantId, scope, key } = params;
+    if (!key) return { ...(await work(async () => {})), replayed: false };
+    const hash = requestHash(params.request);
+    const lookup = async () => {
+      const [row] = await db
+        .select()
+        .from(idempotencyRecords)
+        .where(
+          and(
+            eq(idempotencyRecords.tenantId, tenantId),
+            eq(idempotencyRecords.scope, scope),
+            eq(idempotencyRecords.key, key),
+          ),
+        )
+        .limit(1);
+      if (!row) return null;
+      if (row.requestHash !== hash) {
+        throw conflict(
+          'idempotency.key_reused',
+          'Idempotency-Key was already used with a different request',
+          {
+            key,
+          },
+        );
+      }
+      return { statusCode: row.statusCode, body: row.response as T, replayed: true };
+    };
+    const existing = await lookup();
+    if (existing) return existing;
+    let recorded = false;
+    try {
+      const result = await work(async (out, tx = db) => {
+        await tx.insert(idempotencyRecords).values({
+          tenantId,
+          scope,
+          key,
+          requestHash: hash,
+          statusCode: out.statusCode,
+          response: out.body as unknown,
+        });
+        recorded = true;
+      });
+      if (!recorded)
+        throw new Error(`idempotent work for scope ${scope} finished without recording its reply`);
+      return { ...result, replayed: false };
+    } catch (error) {
+      // A concurrent request with the same key won the race (a unique violation on the record, or
+      // a conflict the work itself detected, such as a turn appended meanwhile): answer with its
+      // reply. A winner with another body is the 409 the lookup throws.
+      let winner: IdempotentResult<T> | null = null;
+      try {
+        winner = await lookup();
+      } catch (lookupError) {
+        if (lookupError instanceof AppError) throw lookupError;
+      }
+      if (winner) return winner;
+      throw error;
+    }
+  }
+
+  return {
+    /**
+     * Runs `work` once per (tenant, scope, key). `work` receives a transaction; the stored reply is
+     * written in the same transaction, so a crash leaves either both or neither.
+     */
+    run<T>(
+      params: { tenantId: string; scope: string; key: string | undefined; request: unknown },
+      work: (tx: Executor) => Promise<{ statusCode: number; body: T }>,
+    ): Promise<IdempotentResult<T>> {
+      return runRecorded<T>(params, (record) =>
+        db.transaction(async (tx) => {
+          const out = await work(tx);
+          await record(out, tx);
+          return out;
+        }),
+      );
+    },
+
+    /**
+     * `run` for work that opens its own transaction (or writes nothing): `work` receives `record`
+     * and calls it with its reply inside the transaction that commits its writes (on the database
+     * itself when it writes nothing), so the reply and the write still commit together. Without a
+     * key, `record` does nothing.
+     */
+    runRecorded,
+  };
+}
+
+export type IdempotencyService = ReturnType<typeof createIdempotencyService>;

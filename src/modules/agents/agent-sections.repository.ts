@@ -1,0 +1,72 @@
+// Agent sections: stored system-prompt sections (AGENTS.md, SOUL.md, …) per tenant and agent.
+import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { agentSections } from '../../db/schema.js';
+
+export type AgentSectionRow = typeof agentSections.$inferSelect;
+
+export function createAgentSectionsRepository(db: Executor) {
+  const byName = (tenantId: string, agentId: string, name: string) =>
+    and(
+      eq(agentSections.tenantId, tenantId),
+      eq(agentSections.agentId, agentId),
+      eq(agentSections.name, name),
+    );
+  return {
+    /** Creates or replaces a section; `created` says which. */
+    async upsert(section: typeof agentSections.$inferInsert, tx: Executor = db) {
+      const [row] = await tx
+        .insert(agentSections)
+        .values(section)
+        .onConflictDoUpdate({
+          target: [agentSections.tenantId, agentSections.agentId, agentSections.name],
+          set: {
+            content: section.content,
+            cacheable: section.cacheable,
+            position: section.position,
+            sha256: section.sha256,
+            tokenEstimate: section.tokenEstimate,
+            updatedAt: section.updatedAt,
+          },
+        })
+        // xmax is 0 on a freshly inserted row version, non-zero on one written by the update arm.
+        .returning({ ...getTableColumns(agentSections), created: sql<boolean>`(xmax = 0)` });
+      const { created, ...stored } = row!;
+      return { section: stored as AgentSectionRow, created };
+    },
+
+    async find(
+      { tenantId, agentId, name }: { tenantId: string; agentId: string; name: string },
+      tx: Executor = db,
+    ) {
+      const [row] = await tx
+        .select()
+        .from(agentSections)
+        .where(byName(tenantId, agentId, name))
+        .limit(1);
+      return row ?? null;
+    },
+
+    /** An agent's sections in prompt order: position, then name. */
+    async list({ tenantId, agentId }: { tenantId: string; agentId: string }, tx: Executor = db) {
+      return tx
+        .select()
+        .from(agentSections)
+        .where(and(eq(agentSections.tenantId, tenantId), eq(agentSections.agentId, agentId)))
+        .orderBy(asc(agentSections.position), asc(agentSections.name));
+    },
+
+    async remove(
+      { tenantId, agentId, name }: { tenantId: string; agentId: string; name: string },
+      tx: Executor = db,
+    ) {
+      const rows = await tx
+        .delete(agentSections)
+        .where(byName(tenantId, agentId, name))
+        .returning({ name: agentSections.name });
+      return rows.length > 0;
+    },
+  };
+}
+
+export type AgentSectionsRepository = ReturnType<typeof createAgentSectionsRepository>;

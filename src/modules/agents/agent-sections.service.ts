@@ -1,0 +1,72 @@
+// Agent sections: stored system-prompt sections, so bots send an agent id instead of the text.
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../shared/clock.js';
+import type { TokenEstimator } from '../../shared/tokens.js';
+import { notFound } from '../../shared/errors.js';
+import type { AgentSectionRow, AgentSectionsRepository } from './agent-sections.repository.js';
+
+export function createAgentSectionsService(deps: {
+  sections: AgentSectionsRepository;
+  clock: Clock;
+  estimator: TokenEstimator;
+}) {
+  const { sections } = deps;
+  const missing = (agentId: string, name: string) =>
+    notFound('agent_section.not_found', `agent ${agentId} has no section ${name}`, {
+      agent_id: agentId,
+      name,
+    });
+  return {
+    /** Creates or replaces a section; hash and token estimate are computed here, once. */
+    async put(params: {
+      tenantId: string;
+      agentId: string;
+      name: string;
+      content: string;
+      position?: number;
+      cacheable?: boolean;
+    }) {
+      return sections.upsert({
+        tenantId: params.tenantId,
+        agentId: params.agentId,
+        name: params.name,
+        content: params.content,
+        position: params.position ?? 0,
+        cacheable: params.cacheable ?? true,
+        sha256: createHash('sha256').update(params.content).digest('hex'),
+        tokenEstimate: deps.estimator.text(params.content),
+        updatedAt: deps.clock.now(),
+      });
+    },
+
+    async get(params: { tenantId: string; agentId: string; name: string }) {
+      const row = await sections.find(params);
+      if (!row) throw missing(params.agentId, params.name);
+      return row;
+    },
+
+    /** An agent's sections in prompt order (position, then name). */
+    async listAgentSections(tenantId: string, agentId: string): Promise<AgentSectionRow[]> {
+      return sections.list({ tenantId, agentId });
+    },
+
+    async remove(params: { tenantId: string; agentId: string; name: string }) {
+      if (!(await sections.remove(params))) throw missing(params.agentId, params.name);
+    },
+  };
+}
+
+export type AgentSectionsService = ReturnType<typeof createAgentSectionsService>;
+
+export function agentSectionView(row: AgentSectionRow) {
+  return {
+    agent_id: row.agentId,
+    name: row.name,
+    content: row.content,
+    position: row.position,
+    cacheable: row.cacheable,
+    sha256: row.sha256,
+    token_estimate: row.tokenEstimate,
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

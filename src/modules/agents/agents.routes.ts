@@ -1,0 +1,107 @@
+// /v1/agents/{agentId}/sections: stored system-prompt sections, ordered by position.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { agentSectionView } from './agent-sections.service.js';
+import type { Services } from '../services.js';
+
+const TAGS = ['agents'];
+const agentId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, '1–128 characters of [A-Za-z0-9._:-]');
+const sectionName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,128}$/, '1–128 characters of [A-Za-z0-9._-], e.g. SOUL.md');
+const sectionParams = z.object({ agentId, name: sectionName });
+const sectionSchema = z.object({
+  agent_id: z.string(),
+  name: z.string(),
+  content: z.string(),
+  position: z.number(),
+  cacheable: z.boolean(),
+  sha256: z.string(),
+  token_estimate: z.number(),
+  updated_at: z.string(),
+});
+
+export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.put(
+      '/agents/:agentId/sections/:name',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Create or replace a system-prompt section of an agent',
+          params: sectionParams,
+          body: z.object({
+            content: z.string().min(1).max(1_000_000),
+            position: z
+              .number()
+              .int()
+              .min(-1_000_000)
+              .max(1_000_000)
+              .optional()
+              .describe('prompt order; default 0'),
+            cacheable: z
+              .boolean()
+              .optional()
+              .describe('static enough to sit before a cache breakpoint; default true'),
+          }),
+          response: { 200: sectionSchema, 201: sectionSchema },
+        },
+      },
+      async (request, reply) => {
+        const { section, created } = await services.agentSections.put({
+          tenantId: request.tenantId,
+          agentId: request.params.agentId,
+          name: request.params.name,
+          ...request.body,
+        });
+        return reply.code(created ? 201 : 200).send(agentSectionView(section));
+      },
+    );
+
+    app.get(
+      '/agents/:agentId/sections/:name',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'One section',
+          params: sectionParams,
+          response: { 200: sectionSchema },
+        },
+      },
+      async (request) =>
+        agentSectionView(await services.agentSections.get({ tenantId: request.tenantId, ...request.params })),
+    );
+
+    app.get(
+      '/agents/:agentId/sections',
+      {
+        schema: {
+          tags: TAGS,
+          summary: "An agent's sections in prompt order (position, then name)",
+          params: z.object({ agentId }),
+          response: { 200: z.object({ sections: z.array(sectionSchema) }) },
+        },
+      },
+      async (request) => {
+        const rows = await services.agentSections.listAgentSections(request.tenantId, request.params.agentId);
+        return { sections: rows.map(agentSectionView) };
+      },
+    );
+
+    app.delete(
+      '/agents/:agentId/sections/:name',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Delete a section',
+          params: sectionParams,
+          response: { 204: z.null() },
+        },
+      },
+      async (request, reply) => {
+        await services.agentSections.remove({ tenantId: request.tenantId, ...request.params });
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,263 @@
+// The channel read side: snapshot, thread context, message listing and the `channel_messages`
+// fetch. Loads rows through the repository and hands them to the pure builders in core/.
+import { replyLane, replyLaneRoot } from './core/lanes.js';
+import {
+  buildChannelSnapshot,
+  DEFAULT_ADJACENT_COUNT,
+  isoTime,
+  lastHourWindow,
+  authorOf,
+  threadIdOf,
+  type ChannelSnapshot,
+  type Author,
+} from './core/snapshot.js';
+import {
+  budgetThreadReplies,
+  DEFAULT_THREAD_BUDGET,
+  REPLY_OVERHEAD_TOKENS,
+  type ThreadContext,
+} from './core/thread-budget.js';
+import type { MediaRefInput } from './core/channel-events.js';
+import type { TokenEstimator } from '../../shared/tokens.js';
+import { badRequest, notFound } from '../../shared/errors.js';
+import type { ChannelScope, ChannelsRepository, StoredMessage } from './channels.repository.js';
+
+export const DEFAULT_MAX_REPLIES = 50;
+export const MAX_LIST_LIMIT = 500;
+
+export interface ChannelMessageView {
+  message_id: string;
+  ts: string;
+  author: Author;
+  text: string;
+  media: MediaRefInput[];
+  thread_id: string | null;
+  reply_to_id: string | null;
+  lane_key: string;
+  reply_count: number;
+  last_reply_ts: string | null;
+  reactions: Record<string, number>;
+  edited_at: string | null;
+  token_estimate: number;
+}
+
+export function messageView(m: StoredMessage): ChannelMessageView {
+  return {
+    message_id: m.messageId,
+    ts: isoTime(m.ts),
+    author: authorOf(m),
+    text: m.text,
+    media: m.media,
+    thread_id: threadIdOf(m),
+    reply_to_id: m.replyToId,
+    lane_key: m.laneKey,
+    reply_count: m.replyCount,
+    last_reply_ts: m.lastReplyTs === null ? null : isoTime(m.lastReplyTs),
+    reactions: m.reactions,
+    edited_at: m.editedAt === null ? null : isoTime(m.editedAt),
+    token_estimate: m.tokenEstimate,
+  };
+}
+
+const encodeCursor = (m: StoredMessage) =>
+  Buffer.from(JSON.stringify([m.ts, m.messageId]), 'utf8').toString('base64url');
+
+function decodeCursor(cursor: string): { ts: number; messageId: string } {
+  try {
+    const [ts, messageId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [
+      unknown,
+      unknown,
+    ];
+    if (typeof ts === 'number' && Number.isFinite(ts) && typeof messageId === 'string')
+      return { ts, messageId };
+  } catch {
+    // fall through
+  }
+  throw badRequest('cursor.invalid', 'the cursor is not one this endpoint returned', {
+    path: 'querystring.cursor',
+  });
+}
+
+const messageNotFound = (messageId: string) =>
+  notFound('channel_message.not_found', `no message ${messageId} in this channel`, { message_id: messageId });
+
+/** The thread an anchor message belongs to or starts, or null. */
+export function threadRootFor(anchor: StoredMessage): string | null {
+  const thread = threadIdOf(anchor);
+  if (thread) return thread;
+  const chainRoot = replyLaneRoot(anchor.laneKey, anchor.channelId);
+  if (chainRoot) return chainRoot;
+  return anchor.replyCount > 0 ? anchor.messageId : null;
+}
+
+export function createChannelsService(deps: { channels: ChannelsRepository; estimator: TokenEstimator }) {
+  const { channels, estimator } = deps;
+
+  async function snapshotFor(scope: ChannelScope, anchor: StoredMessage, adjacentCount: number) {
+    const window = lastHourWindow(anchor.ts);
+    const [channel, adjacent] = await Promise.all([
+      channels.getChannel(scope),
+      channels.topLevelBefore({
+        ...scope,
+        ts: anchor.ts,
+        messageId: anchor.messageId,
+        limit: adjacentCount,
+        repliesFrom: window.from,
+        repliesTo: window.to,
+      }),
+    ]);
+    const repliesLastHour = new Map(adjacent.map((m) => [m.messageId, m.repliesInWindow]));
+    return buildChannelSnapshot({
+      channel: { id: scope.channelId, name: channel?.name ?? null, platform: scope.platform },
+      anchor,
+      adjacent,
+      repliesLastHour,
+      adjacentCount,
+    });
+  }
+
+  async function threadFor(
+    scope: ChannelScope,
+    rootId: string,
+    options: { budget?: number; maxReplies?: number },
+  ): Promise<ThreadContext | null> {
+    // max_replies alone (channel_messages) caps by count; otherwise the token budget applies.
+    const budget =
+      options.budget ?? (options.maxReplies !== undefined ? Number.POSITIVE_INFINITY : DEFAULT_THREAD_BUDGET);
+    // No more replies can fit than budget / overhead; one extra tells where the omitted range ends.
+    const fit = Number.isFinite(budget)
+      ? Math.floor(Math.max(0, budget) / REPLY_OVERHEAD_TOKENS) + 1
+      : Infinity;
+    const newest = Math.min(options.maxReplies ?? Infinity, fit) + 1;
+    const [root, thread] = await Promise.all([
+      channels.getRow({ ...scope, messageId: rootId }),
+      channels.threadReplies({ ...scope, rootId, replyLane: replyLane(scope.channelId, rootId), newest }),
+    ]);
+    if (!root && thread.replies.length === 0) return null;
+    const rootMessage = root ?? {
+      ...thread.replies[0]!,
+      messageId: rootId,
+      text: '',
+      media: [],
+      tokenEstimate: 0,
+    };
+    return budgetThreadReplies({
+      threadId: rootId,
+      root: rootMessage,
+      replies: thread.replies,
+      totalReplies: thread.total,
+      ...(thread.oldestTs !== null ? { oldestReplyTs: thread.oldestTs } : {}),
+      budget,
+      ...(options.maxReplies !== undefined ? { maxReplies: options.maxReplies } : {}),
+      estimate: (t) => estimator.text(t),
+    });
+  }
+
+  async function anchorOf(scope: ChannelScope, messageId: string): Promise<StoredMessage> {
+    const [anchor] = await channels.getMessages({ ...scope, ids: [messageId] });
+    if (!anchor) throw messageNotFound(messageId);
+    return anchor;
+  }
+
+  return {
+    async getSnapshot(
+      params: ChannelScope & { anchorId: string; adjacentCount?: number },
+    ): Promise<ChannelSnapshot> {
+      const anchor = await anchorOf(params, params.anchorId);
+      return snapshotFor(params, anchor, params.adjacentCount ?? DEFAULT_ADJACENT_COUNT);
+    },
+
+    async getThread(
+      params: ChannelScope & { threadId: string; budget?: number; maxReplies?: number },
+    ): Promise<ThreadContext> {
+      const thread = await threadFor(params, params.threadId, params);
+      if (!thread) throw notFound('channel_thread.not_found', `no thread ${params.threadId} in this channel`);
+      return thread;
+    },
+
+    /**
+     * What assembly attaches for an anchor message: the snapshot, and the thread context when
+     * the anchor is in a thread or has replies.
+     */
+    /** A message with its stored row (for loadAnchorContext), or null when missing or deleted. */
+    async getAnchor(
+      params: ChannelScope & { messageId: string },
+    ): Promise<{ row: StoredMessage; view: ChannelMessageView } | null> {
+      const [row] = await channels.getMessages({ ...params, ids: [params.messageId] });
+      return row && row.deletedAt === null ? { row, view: messageView(row) } : null;
+    },
+
+    /** Snapshot and thread around an anchor; pass its row (getAnchor) to save the read. */
+    async loadAnchorContext(
+      params: ChannelScope & {
+        messageId: string;
+        anchor?: StoredMessage;
+        adjacentCount?: number;
+        threadBudget?: number;
+      },
+    ): Promise<{ snapshot: ChannelSnapshot; thread: ThreadContext | null }> {
+      const anchor =
+        params.anchor?.messageId === params.messageId
+          ? params.anchor
+          : await anchorOf(params, params.messageId);
+      const rootId = threadRootFor(anchor);
+      const [snapshot, thread] = await Promise.all([
+        snapshotFor(params, anchor, params.adjacentCount ?? DEFAULT_ADJACENT_COUNT),
+        rootId ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }) : null,
+      ]);
+      return { snapshot, thread };
+    },
+
+    async listMessages(
+      params: ChannelScope & {
+        since?: Date;
+        until?: Date;
+        cursor?: string;
+        limit?: number;
+        topLevelOnly?: boolean;
+      },
+    ): Promise<{ messages: ChannelMessageView[]; next_cursor: string | null }> {
+      const limit = Math.min(params.limit ?? 100, MAX_LIST_LIMIT);
+      const rows = await channels.listMessages({
+        tenantId: params.tenantId,
+        platform: params.platform,
+        channelId: params.channelId,
+        ...(params.topLevelOnly ? { topLevelOnly: true } : {}),
+        ...(params.since ? { since: params.since.getTime() } : {}),
+        ...(params.until ? { until: params.until.getTime() } : {}),
+        ...(params.cursor ? { after: decodeCursor(params.cursor) } : {}),
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      return {
+        messages: page.map(messageView),
+        next_cursor: rows.length > limit && page.length > 0 ? encodeCursor(page[page.length - 1]!) : null,
+      };
+    },
+
+    /**
+     * `channel_messages`: a thread (root and up to `maxReplies` most recent replies) and/or
+     * messages by id, in this channel only. Unknown ids are listed, not an error.
+     */
+    async getChannelMessages(
+      params: ChannelScope & { threadId?: string; messageIds?: string[]; maxReplies?: number },
+    ): Promise<{ thread?: ThreadContext | null; messages?: ChannelMessageView[]; missing_ids?: string[] }> {
+      const out: { thread?: ThreadContext | null; messages?: ChannelMessageView[]; missing_ids?: string[] } =
+        {};
+      if (params.threadId) {
+        out.thread = await threadFor(params, params.threadId, {
+          maxReplies: params.maxReplies ?? DEFAULT_MAX_REPLIES,
+        });
+      }
+      if (params.messageIds && params.messageIds.length > 0) {
+        const rows = await channels.getMessages({ ...params, ids: params.messageIds });
+        const byId = new Map(rows.filter((r) => r.deletedAt === null).map((r) => [r.messageId, r]));
+        out.messages = params.messageIds.flatMap((id) => (byId.has(id) ? [messageView(byId.get(id)!)] : []));
+        out.missing_ids = params.messageIds.filter((id) => !byId.has(id));
+      }
+      return out;
+    },
+  };
+}
+
+export type ChannelsService = ReturnType<typeof createChannelsService>;

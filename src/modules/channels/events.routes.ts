@@ -1,0 +1,112 @@
+// POST /v1/events (normalized batches) and POST /v1/events/{platform} (raw platform payloads a
+// bot forwards). A bad batch is a 400 naming every bad item and field; nothing is stored.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { eventBatchSchema, ingestOutcomes, MAX_EVENTS_PER_BATCH } from './core/channel-events.js';
+import { adaptPlatformPayload, supportedPlatforms } from '../../platforms/index.js';
+import type { AppDeps } from '../../deps.js';
+import type { Services } from '../services.js';
+
+const eventType = z.enum([
+  'message.created',
+  'message.edited',
+  'message.deleted',
+  'reaction.added',
+  'reaction.removed',
+]);
+
+export const ingestItemResult = z.object({
+  index: z.number().int().describe('position of the event in the batch'),
+  type: eventType,
+  message_id: z.string(),
+  outcome: z.enum(ingestOutcomes),
+  reason: z.string().optional(),
+  lane_key: z.string().optional().describe('the lane the message is in after this batch'),
+});
+
+export const ingestReply = z.object({
+  results: z.array(ingestItemResult),
+  counts: z.object({
+    created: z.number().int(),
+    updated: z.number().int(),
+    duplicate: z.number().int(),
+    ignored: z.number().int(),
+  }),
+});
+
+export const platformIngestReply = ingestReply.extend({
+  outcome: z.enum(['ingested', 'ignored']),
+  reason: z.string().optional().describe('why the payload was ignored, or which adapted events were dropped'),
+  challenge: z.string().optional().describe('Slack url_verification challenge, when that was the payload'),
+});
+
+const emptyCounts = { created: 0, updated: 0, duplicate: 0, ignored: 0 };
+
+export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/events',
+      {
+        schema: {
+          tags: ['ingest'],
+          summary: `Ingest a batch (1…${MAX_EVENTS_PER_BATCH}) of normalized channel events`,
+          description:
+            'Validated whole (a 400 lists every bad item as `events.<index>.<field>`, nothing stored), applied in one transaction. Idempotent on event_id and natural keys; out-of-order events converge.',
+          headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
+          body: eventBatchSchema,
+          response: { 200: ingestReply },
+        },
+      },
+      async (request) => {
+        const { tenantId } = request;
+        const reply = await services.idempotency.run(
+          { tenantId, scope: 'events', key: request.headers['idempotency-key'], request: request.body },
+          async (tx) => ({
+            statusCode: 200,
+            body: await services.ingest.ingest({ tenantId, events: request.body.events }, tx),
+          }),
+        );
+        return reply.body;
+      },
+    );
+
+    app.post(
+      '/events/:platform',
+      {
+        schema: {
+          tags: ['ingest'],
+          summary: 'Ingest one raw platform payload (Slack envelope, Telegram Update, Discord dispatch)',
+          description:
+            'Unknown or uninteresting shapes are answered 200 with outcome `ignored` and a reason. Discord thread messages may carry `parent_channel_id` (beside `d` or inside it) to be stored under the parent channel.',
+          params: z.object({ platform: z.enum(supportedPlatforms) }),
+          body: z.unknown(),
+          response: { 200: platformIngestReply },
+        },
+      },
+      async (request) => {
+        const { platform } = request.params;
+        const adapted = adaptPlatformPayload(platform, request.body, { receivedAt: deps.clock.now() });
+        const { result } = adapted;
+        if (result.kind === 'challenge') {
+          return {
+            outcome: 'ignored' as const,
+            reason: 'url_verification',
+            challenge: result.challenge,
+            results: [],
+            counts: emptyCounts,
+          };
+        }
+        if (result.kind === 'ignored') {
+          return { outcome: 'ignored' as const, reason: result.reason, results: [], counts: emptyCounts };
+        }
+        const ingested = await services.ingest.ingest({ tenantId: request.tenantId, events: result.events });
+        const dropped = adapted.rejected.map((r) => r.reason).join('; ');
+        return {
+          outcome: 'ingested' as const,
+          ...(dropped ? { reason: `dropped: ${dropped}` } : {}),
+          ...ingested,
+        };
+      },
+    );
+  };
+}

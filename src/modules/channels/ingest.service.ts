@@ -1,0 +1,219 @@
+// Ingest of normalized channel events: one transaction per batch, per-channel advisory locks so
+// concurrent batches cannot lose each other's updates, event-id dedupe, then the pure state
+// machine (core/ingest-apply) over the rows the batch touches, written back in bulk.
+import type { Clock } from '../../shared/clock.js';
+import type { ChannelEvent, IngestOutcome } from './core/channel-events.js';
+import {
+  applyChannelEvent,
+  referencedIds,
+  type ApplyContext,
+  type MessageState,
+} from './core/ingest-apply.js';
+import { MAX_REPLY_HOPS } from './core/lanes.js';
+import type { TokenEstimator } from '../../shared/tokens.js';
+import type { Db, Executor } from '../../db/client.js';
+import type { ChannelsRepository, ChannelUpsert } from './channels.repository.js';
+
+export interface IngestItemResult {
+  index: number;
+  type: ChannelEvent['type'];
+  message_id: string;
+  outcome: IngestOutcome;
+  reason?: string;
+  lane_key?: string;
+}
+
+export interface IngestResult {
+  results: IngestItemResult[];
+  counts: Record<IngestOutcome, number>;
+}
+
+interface ChannelGroup {
+  platform: string;
+  channelId: string;
+  indexes: number[];
+  ctx: ApplyContext;
+  touched: Set<string>;
+  relanes: { from: string; to: string }[];
+  channel: ChannelUpsert;
+}
+
+export function createIngestService(deps: {
+  db: Db;
+  channels: ChannelsRepository;
+  clock: Clock;
+  estimator: TokenEstimator;
+}) {
+  const { channels, clock, estimator } = deps;
+  /** Called in the ingest transaction with the messages an edit or delete changed (chunk rebuilds). */
+  const changeHooks: ((
+    tx: Executor,
+    params: { tenantId: string; messages: { platform: string; channelId: string; messageId: string }[] },
+  ) => Promise<unknown>)[] = [];
+
+  /** Token estimates of the batch's texts, computed before the transaction so the locks are held for less. */
+  function estimateTexts(events: ChannelEvent[]): Map<string, number> {
+    const estimates = new Map<string, number>();
+    for (const event of events)
+      if ('text' in event && typeof event.text === 'string' && !estimates.has(event.text))
+        estimates.set(event.text, estimator.text(event.text));
+    return estimates;
+  }
+
+  async function ingestInTx(
+    tenantId: string,
+    events: ChannelEvent[],
+    tx: Executor,
+    estimates = estimateTexts(events),
+  ): Promise<IngestResult> {
+    const results: (IngestItemResult | undefined)[] = new Array(events.length);
+    const estimate = (text: string) => estimates.get(text) ?? estimator.text(text);
+
+    // Event ids: a repeat inside the batch or of an earlier batch is a duplicate.
+    const duplicateByEventId = new Set<number>();
+    const bySource = new Map<string, { index: number; id: string }[]>();
+    const seenInBatch = new Set<string>();
+    events.forEach((event, index) => {
+      if (!event.event_id) return;
+      const key = `${event.platform}\u0000${event.event_id}`;
+      if (seenInBatch.has(key)) {
+        duplicateByEventId.add(index);
+        return;
+      }
+      seenInBatch.add(key);
+      const list = bySource.get(event.platform) ?? [];
+      list.push({ index, id: event.event_id });
+      bySource.set(event.platform, list);
+    });
+    // One group per channel, locked in a fixed order so two batches cannot deadlock.
+    const groups = new Map<string, ChannelGroup>();
+    events.forEach((event, index) => {
+      const key = `${event.platform}\u0000${event.channel_id}`;
+      let group = groups.get(key);
+      if (!group) {
+        group = {
+          platform: event.platform,
+          channelId: event.channel_id,
+          indexes: [],
+          ctx: { messages: new Map(), replyLinks: new Map(), estimate },
+          touched: new Set(),
+          relanes: [],
+          channel: { platform: event.platform, channelId: event.channel_id },
+        };
+        groups.set(key, group);
+      }
+      group.indexes.push(index);
+      if (event.channel?.name) group.channel.name = event.channel.name;
+      if (event.channel?.kind) group.channel.kind = event.channel.kind;
+    });
+    const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+
+    // The locks, the event ids, every referenced row of every channel and the reply chains are
+    // sent together: pipelined on the transaction's connection, they run in this order (the
+    // reads after the locks) for one round trip. The rows come with their stored parents (a
+    // delete of a stored reply updates its parent's counters).
+    const groupOf = (platform: string, channelId: string) => groups.get(`${platform}\u0000${channelId}`)!;
+    const refs = ordered.flatMap((g) =>
+      referencedIds(g.indexes.map((i) => events[i]!)).map((messageId) => ({
+        platform: g.platform,
+        channelId: g.channelId,
+        messageId,
+      })),
+    );
+    const replyParents = ordered.flatMap((g) =>
+      g.indexes.flatMap((i) => {
+        const e = events[i]!;
+        return 'reply_to_id' in e && e.reply_to_id
+          ? [{ platform: g.platform, channelId: g.channelId, messageId: e.reply_to_id }]
+          : [];
+      }),
+    );
+    const locked = channels.lockChannels({ tenantId, channels: ordered }, tx);
+    const recorded = [...bySource].map(async ([source, items]) => {
+      const fresh = await channels.recordEventIds(
+        { tenantId, source, eventIds: items.map((i) => i.id), at: clock.now() },
+        tx,
+      );
+      for (const item of items) if (!fresh.has(item.id)) duplicateByEventId.add(item.index);
+    });
+    const loaded = channels.loadMessagesWithParents({ tenantId, keys: refs }, tx);
+    const chains = channels.loadReplyChains({ tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS }, tx);
+    const [, , referenced, links] = await Promise.all([locked, Promise.all(recorded), loaded, chains]);
+    const store = (rows: MessageState[]) => {
+      for (const row of rows) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
+    };
+    store(referenced);
+    for (const link of links) groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
+
+    events.forEach((event, index) => {
+      const base = { index, type: event.type, message_id: event.message_id };
+      if (duplicateByEventId.has(index)) {
+        results[index] = { ...base, outcome: 'duplicate', reason: 'event_id already ingested' };
+        return;
+      }
+      const group = groups.get(`${event.platform}\u0000${event.channel_id}`)!;
+      const applied = applyChannelEvent(group.ctx, event);
+      for (const id of applied.touched) group.touched.add(id);
+      group.relanes.push(...applied.relanes);
+      if (event.type === 'message.created' && applied.outcome === 'created') {
+        const ts = new Date(event.ts).getTime();
+        group.channel.firstTs = Math.min(group.channel.firstTs ?? ts, ts);
+        group.channel.lastTs = Math.max(group.channel.lastTs ?? ts, ts);
+      }
+      results[index] = {
+        ...base,
+        outcome: applied.outcome,
+        ...(applied.reason ? { reason: applied.reason } : {}),
+        lane_key: group.ctx.messages.get(event.message_id)?.laneKey,
+      };
+    });
+
+    const rows: MessageState[] = ordered.flatMap((g) => [...g.touched].map((id) => g.ctx.messages.get(id)!));
+    const final = results as IngestItemResult[];
+    // Lanes may have moved after an item was applied (a late parent): report where they ended.
+    for (const item of final) {
+      const group = groups.get(`${events[item.index]!.platform}\u0000${events[item.index]!.channel_id}`)!;
+      const lane = group.ctx.messages.get(item.message_id)?.laneKey;
+      if (lane) item.lane_key = lane;
+    }
+    const changed = final
+      .filter(
+        (item) =>
+          item.outcome === 'updated' && (item.type === 'message.edited' || item.type === 'message.deleted'),
+      )
+      .map((item) => ({
+        platform: events[item.index]!.platform,
+        channelId: events[item.index]!.channel_id,
+        messageId: item.message_id,
+      }));
+    // Pipelined like the reads: the upsert, the lane renames, the channels, then the change hooks
+    // (whose first statement runs after the upsert on the same connection, so it sees the rows).
+    const writes = [
+      channels.upsertMessages({ tenantId, messages: rows }, tx),
+      ...ordered.flatMap((g) => g.relanes).map((relane) => channels.renameLane({ tenantId, ...relane }, tx)),
+      channels.upsertChannels({ tenantId, channels: ordered.map((g) => g.channel) }, tx),
+    ];
+    const hooks = async () => {
+      for (const hook of changeHooks) await hook(tx, { tenantId, messages: changed });
+    };
+    await Promise.all([...writes, ...(changed.length > 0 ? [hooks()] : [])]);
+    const counts = { created: 0, updated: 0, duplicate: 0, ignored: 0 } as Record<IngestOutcome, number>;
+    for (const item of final) counts[item.outcome] += 1;
+    return { results: final, counts };
+  }
+
+  return {
+    /** Registers work to run, inside the ingest transaction, for messages changed by edits/deletes. */
+    addChangeHook(hook: (typeof changeHooks)[number]) {
+      changeHooks.push(hook);
+    },
+    /** Applies a validated batch. Pass `tx` to run inside a caller's transaction (Idempotency-Key). */
+    async ingest({ tenantId, events }: { tenantId: string; events: ChannelEvent[] }, tx?: Executor) {
+      const estimates = estimateTexts(events);
+      if (tx) return ingestInTx(tenantId, events, tx, estimates);
+      return deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates));
+    },
+  };
+}
+
+export type IngestService = ReturnType<typeof createIngestService>;

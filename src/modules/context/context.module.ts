@@ -1,0 +1,72 @@
+// Wiring of context assembly, the agent tools and the client-written lane state (issue 6), built
+// on the other modules' services and spread into createServices.
+import type { AppDeps } from '../../deps.js';
+import { createBlobsRepository } from '../sessions/blobs.repository.js';
+import { createChannelMediaRepository } from '../channels/channel-media.repository.js';
+import { createContextRepository } from './context.repository.js';
+import { createSessionsRepository } from '../sessions/sessions.repository.js';
+import type { AgentSectionsService } from '../agents/agent-sections.service.js';
+import type { BlobsService } from '../sessions/blobs.service.js';
+import type { ChannelSearchService } from '../channels/channel-search.service.js';
+import type { ChannelsService } from '../channels/channels.service.js';
+import { createContextService } from './context.service.js';
+import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
+import { createLanesService } from './lanes.service.js';
+import type { ManifestService } from '../sessions/manifest.service.js';
+import type { MemorySearchService } from '../memory/memory-search.service.js';
+import type { OffloadService } from '../sessions/offload.service.js';
+import { createToolsService } from '../tools/tools.service.js';
+import type { TranscriptService } from '../sessions/transcript.service.js';
+
+export function createContextServices(
+  deps: Pick<AppDeps, 'database' | 'config' | 'estimator' | 'clock'>,
+  built: {
+    transcript: TranscriptService;
+    channels: ChannelsService;
+    channelSearch: ChannelSearchService;
+    memorySearch: MemorySearchService;
+    agentSections: AgentSectionsService;
+    offload: OffloadService;
+    manifest: ManifestService;
+    blobs: BlobsService;
+    idempotency: IdempotencyService;
+  },
+) {
+  const db = deps.database.db;
+  const sessions = createSessionsRepository(db);
+  const contextRepository = createContextRepository(db);
+  const context = createContextService({
+    db,
+    config: deps.config,
+    estimator: deps.estimator,
+    sessions,
+    transcript: built.transcript,
+    channels: built.channels,
+    memorySearch: built.memorySearch,
+    agentSections: built.agentSections,
+    offload: built.offload,
+    blobs: createBlobsRepository(db),
+    manifest: built.manifest,
+    context: contextRepository,
+    idempotency: built.idempotency,
+  });
+  const tools = createToolsService({
+    sessions,
+    channels: built.channels,
+    channelSearch: built.channelSearch,
+    memorySearch: built.memorySearch,
+    offload: built.offload,
+    context,
+    blobs: built.blobs,
+    channelMedia: createChannelMediaRepository(db),
+    idempotency: built.idempotency,
+    clock: deps.clock,
+  });
+  const lanes = createLanesService({
+    sessions,
+    context: contextRepository,
+    idempotency: built.idempotency,
+    clock: deps.clock,
+  });
+  return { context, tools, lanes };
+}

@@ -1,0 +1,142 @@
+// Transcript chunks: the searchable turn pairs of each session lane, and the transcript reads the
+// chunker needs (entries joined with the channel message they are, so edits and deletes show).
+import { and, eq, gte, lte, sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.js';
+import { transcriptChunks } from '../../db/schema.js';
+import type { TranscriptChunk } from './core/chunks.js';
+
+export type ChunkSourceEntry = {
+  seq: number;
+  lane_key: string;
+  role: 'user' | 'assistant' | null;
+  content: unknown;
+  author_name: string | null;
+  at: Date;
+  /** The channel message this turn is, when it was deleted (then the turn is left out). */
+  message_deleted: boolean;
+  /** The channel message's current text when it was edited after the turn was stored. */
+  edited_text: string | null;
+};
+
+export type ChunkSpan = {
+  session_id: string;
+  session_key: string;
+  lane_key: string;
+  first_seq: number;
+  last_seq: number;
+};
+
+export function createChunksRepository(db: Executor) {
+  return {
+    /** first_seq of the lane's newest chunk, or null when the lane has none. */
+    async lastChunkStart(
+      { tenantId, sessionId, laneKey }: { tenantId: string; sessionId: string; laneKey: string },
+      tx: Executor = db,
+    ): Promise<number | null> {
+      const [row] = await queryRows<{ first_seq: number | null }>(
+        tx,
+        sql`select max(first_seq) as first_seq from transcript_chunks
+          where tenant_id = ${tenantId} and session_id = ${sessionId} and lane_key = ${laneKey}`,
+      );
+      return row?.first_seq === null || row?.first_seq === undefined ? null : Number(row.first_seq);
+    },
+
+    /** Message entries of one lane with seq in [fromSeq, toSeq], with their channel message's state. */
+    async laneEntries(
+      params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number; toSeq?: number },
+      tx: Executor = db,
+    ): Promise<ChunkSourceEntry[]> {
+      const rows = await queryRows<ChunkSourceEntry & { at: string | Date }>(
+        tx,
+        sql`select e.seq, e.lane_key, e.role, e.content, e.author->>'name' as author_name,
+            coalesce(e.turn_at, e.created_at) as at,
+            (m.deleted_at is not null) as message_deleted,
+            case when m.edited_at is not null then m.text end as edited_text
+          from transcript_entries e
+          left join channel_messages m
+            on m.tenant_id = e.tenant_id and m.platform = e.source->>'platform'
+            and m.channel_id = e.source->>'channel_id' and m.message_id = e.source->>'message_id'
+          where e.tenant_id = ${params.tenantId} and e.session_id = ${params.sessionId}
+            and e.lane_key = ${params.laneKey} and e.kind = 'message' and e.seq >= ${params.fromSeq}
+            ${params.toSeq !== undefined ? sql`and e.seq <= ${params.toSeq}` : sql``}
+          order by e.seq`,
+      );
+      return rows.map((r) => ({ ...r, seq: Number(r.seq), at: new Date(r.at) }));
+    },
+
+    /** Deletes the lane's chunks starting in [fromSeq, toSeq]. */
+    async deleteRange(
+      params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number; toSeq?: number },
+      tx: Executor = db,
+    ): Promise<void> {
+      await tx
+        .delete(transcriptChunks)
+        .where(
+          and(
+            eq(transcriptChunks.tenantId, params.tenantId),
+            eq(transcriptChunks.sessionId, params.sessionId),
+            eq(transcriptChunks.laneKey, params.laneKey),
+            gte(transcriptChunks.firstSeq, params.fromSeq),
+            params.toSeq !== undefined ? lte(transcriptChunks.firstSeq, params.toSeq) : undefined,
+          ),
+        );
+    },
+
+    async insertMany(
+      params: {
+        tenantId: string;
+        sessionId: string;
+        sessionKey: string;
+        chunks: TranscriptChunk[];
+        at: Date;
+      },
+      tx: Executor = db,
+    ): Promise<void> {
+      if (params.chunks.length === 0) return;
+      await tx.insert(transcriptChunks).values(
+        params.chunks.map((c) => ({
+          tenantId: params.tenantId,
+          sessionId: params.sessionId,
+          sessionKey: params.sessionKey,
+          laneKey: c.laneKey,
+          firstSeq: c.firstSeq,
+          lastSeq: c.lastSeq,
+          text: c.text,
+          startTs: c.startTs,
+          endTs: c.endTs,
+          createdAt: params.at,
+        })),
+      );
+    },
+
+    /** Chunks holding turns that are these channel messages. */
+    async spansForMessages(
+      params: { tenantId: string; messages: { platform: string; channelId: string; messageId: string }[] },
+      tx: Executor = db,
+    ): Promise<ChunkSpan[]> {
+      if (params.messages.length === 0) return [];
+      return queryRows<ChunkSpan>(
+        tx,
+        sql`select distinct c.session_id::text as session_id, c.session_key, c.lane_key, c.first_seq, c.last_seq
+          from jsonb_to_recordset(${JSON.stringify(params.messages)}::jsonb)
+            as m("platform" text, "channelId" text, "messageId" text)
+          join transcript_entries e on e.tenant_id = ${params.tenantId}
+            and e.source->>'platform' = m."platform" and e.source->>'channel_id' = m."channelId"
+            and e.source->>'message_id' = m."messageId"
+          join transcript_chunks c on c.tenant_id = e.tenant_id and c.session_id = e.session_id
+            and c.lane_key = e.lane_key and e.seq between c.first_seq and c.last_seq
+          order by 1, 3, 4`,
+      );
+    },
+
+    async deleteSession({ tenantId, sessionId }: { tenantId: string; sessionId: string }, tx: Executor = db) {
+      const rows = await tx
+        .delete(transcriptChunks)
+        .where(and(eq(transcriptChunks.tenantId, tenantId), eq(transcriptChunks.sessionId, sessionId)))
+        .returning({ seq: transcriptChunks.firstSeq });
+      return rows.length;
+    },
+  };
+}
+
+export type ChunksRepository = ReturnType<typeof createChunksRepository>;

@@ -1,0 +1,278 @@
+// Search over memories, transcript chunks and (optionally) channel messages: safe query parsing,
+// full-text candidates from Postgres, BM25-style ranking with recency, lane scoping, snippets.
+// One function serves POST /v1/memories/search, the memory_search tool and assembly's retrieval.
+import {
+  idf,
+  makeSnippet,
+  rareLexemes,
+  RARE_TERM_SHARE,
+  relevance,
+  searchScore,
+  RECENCY_WEIGHT,
+} from './core/retrieval-ranking.js';
+import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from './core/search-query.js';
+import type { Clock } from '../../shared/clock.js';
+import type { SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
+
+/** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
+export const CROSS_LANE_MIN_SCORE = 0.5;
+export const DEFAULT_MAX_RESULTS = 8;
+/** Channel messages by an author the query names score this much higher. */
+export const AUTHOR_BOOST = 0.15;
+export const MAX_MAX_RESULTS = 100;
+/** Candidates per query term and the scan behind them: bounds latency on large tenants. */
+const PER_TERM_CANDIDATES = 100;
+const SCAN_LIMIT = 2_000;
+/** Documents counted (and sampled for the average length) in a scope too large to read. */
+const STATS_CAP = 50_000;
+const LENGTH_SAMPLE = 1_000;
+/**
+ * Large scopes: documents holding two of the rare query lexemes, at most PAIR_SCAN_LIMIT of them
+ * (few: two rare lexemes rarely meet), the best LARGE_KEEP ranked; when that finds fewer than
+ * the results asked for, the rarest lexeme's own documents too (at most RAREST_SCAN_LIMIT read).
+ */
+const PAIR_SCAN_LIMIT = 300;
+const RAREST_SCAN_LIMIT = 100;
+const LARGE_KEEP = 20;
+/**
+ * A scope of at most this many documents is searched by reading its rows (one statement for
+ * candidates and statistics) instead of through the GIN; see SearchRepository.scopeCandidates.
+ */
+const SCOPE_SCAN_MAX = 2_000;
+/** In a scope read, the most recent matches of a term that are ranked for its candidates. */
+const SCOPE_RANK_WINDOW = 500;
+/** A scope found larger than SCOPE_SCAN_MAX goes straight to the rare-lexeme path, with its statistics cached, for this long. */
+const LARGE_SCOPE_TTL_MS = 60_000;
+const LARGE_SCOPES_MAX = 10_000;
+
+export type SearchResultKind = 'memory' | 'transcript_chunk' | 'channel_message';
+
+export interface SearchResult {
+  kind: SearchResultKind;
+  /** Memory id; `session_id:first_seq` for a chunk; `platform:channel_id:message_id` for a message. */
+  id: string;
+  /** In [0,1]: BM25 relevance against the query's total IDF, damped by age. */
+  score: number;
+  snippet: string;
+  text: string;
+  time: string;
+  lane_key: string | null;
+  /** Kind-specific fields: memory type/scope/source, chunk session and seq range, message channel/author. */
+  source: Record<string, unknown>;
+}
+
+export interface SearchMemoryParams {
+  tenantId: string;
+  query: string;
+  filters?: SearchFilters;
+  /** Default: memories and transcript chunks (memories only when `filters.types` is set). */
+  sources?: SearchSource[];
+  maxResults?: number;
+  /** The caller's lane: other lanes' results need CROSS_LANE_MIN_SCORE unless named in `namedLanes`. */
+  laneKey?: string;
+  namedLanes?: string[];
+  /** The query's lexemes when the caller already has them (`lexemes(query)`): saves a round trip. */
+  lexemes?: string[];
+  /** Reference time for expiry and recency (assembly passes the anchor message's time). */
+  now: Date;
+  recencyWeight?: number;
+}
+
+export interface SearchMemoryReply {
+  results: SearchResult[];
+  /** Lexemes searched (stemmed, stop words removed). */
+  terms: string[];
+  note?: string;
+}
+
+const KIND: Record<SearchSource, SearchResultKind> = {
+  memories: 'memory',
+  transcript_chunks: 'transcript_chunk',
+  channel_messages: 'channel_message',
+};
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+export function createMemorySearchService(deps: { search: SearchRepository; clock: Clock }) {
+  const { search, clock } = deps;
+  /**
+   * Scopes recently found too large for a scope read, with their statistics (a document count
+   * capped at STATS_CAP and an average length): for LARGE_SCOPE_TTL_MS they skip the read and
+   * the count.
+   */
+  const largeScopes = new Map<string, { at: number; stats: { documents: number; averageLength: number } }>();
+
+  /** Per source: the table's common-lexeme shares (SearchRepository.lexemeShares), for LARGE_SCOPE_TTL_MS. */
+  const shareCache = new Map<SearchSource, { at: number; shares: Promise<Map<string, number>> }>();
+  function tableShares(source: SearchSource): Promise<Map<string, number>> {
+    const now = clock.now().getTime();
+    const cached = shareCache.get(source);
+    if (cached && now - cached.at < LARGE_SCOPE_TTL_MS) return cached.shares;
+    const shares = search.lexemeShares({ source });
+    shareCache.set(source, { at: now, shares });
+    shares.catch(() => shareCache.delete(source));
+    return shares;
+  }
+
+  async function searchMemory(params: SearchMemoryParams): Promise<SearchMemoryReply> {
+    const filters = params.filters ?? {};
+    const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_MAX_RESULTS);
+    const words = queryWords(params.query);
+    if (words.length === 0) return { results: [], terms: [], note: 'the query has no words to search for' };
+    const lexemes = params.lexemes ?? (await search.lexemesOf(words.join(' ')));
+    if (lexemes.length === 0) {
+      return { results: [], terms: [], note: 'the query has only stop words; nothing to search for' };
+    }
+    const sources =
+      params.sources ??
+      (filters.types?.length ? ['memories' as const] : ['memories' as const, 'transcript_chunks' as const]);
+    const terms = lexemes.map((lexeme) => ({ lexeme, query: quoteLexeme(lexeme) }));
+    const query = orTsquery(lexemes);
+    const nowMs = params.now.getTime();
+    const recencyWeight = params.recencyWeight ?? RECENCY_WEIGHT;
+    const named = new Set([...(params.laneKey ? [params.laneKey] : []), ...(params.namedLanes ?? [])]);
+
+    // A scope too large to read: documents holding two of its rare lexemes (PAIR_SCAN_LIMIT), and
+    // when those are too few, the rarest lexeme's own documents.
+    const largeScopeCandidates = async (
+      source: SearchSource,
+      shares: ReadonlyMap<string, number>,
+      stats: { documents: number; averageLength: number },
+    ) => {
+      const rare = rareLexemes(lexemes, shares);
+      const base = {
+        tenantId: params.tenantId,
+        source,
+        terms: terms.map((t) => ({
+          ...t,
+          idf: idf(stats.documents, Math.round((shares.get(t.lexeme) ?? 0) * stats.documents)),
+        })),
+        query,
+        filters,
+        now: params.now,
+        averageLength: stats.averageLength,
+        keep: Math.max(LARGE_KEEP, 2 * maxResults),
+      };
+      // Every lexeme common (long posting lists): the scope's newest documents holding any of
+      // them, when a btree reads the scope in time order.
+      if (
+        rare.every((l) => (shares.get(l) ?? 0) > RARE_TERM_SHARE) &&
+        search.timeOrderedScope(source, filters)
+      )
+        return search.matchCandidates({ ...base, match: query, scanLimit: PAIR_SCAN_LIMIT, newest: true });
+      const rows = await search.matchCandidates({
+        ...base,
+        match: pairsTsquery(rare),
+        scanLimit: PAIR_SCAN_LIMIT,
+      });
+      if (rows.length >= maxResults || rare.length < 2) return rows;
+      const seen = new Set(rows.map((r) => r.id));
+      const more = await search.matchCandidates({
+        ...base,
+        match: orTsquery(rare.slice(0, 1)),
+        scanLimit: RAREST_SCAN_LIMIT,
+      });
+      return [...rows, ...more.filter((r) => !seen.has(r.id))];
+    };
+
+    // A message's author is not part of its text: a question naming them ("what did Sam say
+    // about …") boosts their messages instead.
+    const queryWordSet = new Set(words);
+    const namesAuthor = (author: unknown) =>
+      typeof author === 'string' &&
+      author.length > 0 &&
+      queryWords(author).some((word) => word.length > 1 && queryWordSet.has(word));
+
+    const perSource = await Promise.all(
+      sources.map(async (source) => {
+        const scopeKey = JSON.stringify([params.tenantId, source, filters]);
+        const cached = largeScopes.get(scopeKey);
+        const fresh =
+          cached !== undefined && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
+        const small = fresh
+          ? null
+          : await search.scopeCandidates({
+              tenantId: params.tenantId,
+              source,
+              terms,
+              query,
+              filters,
+              now: params.now,
+              perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
+              scanLimit: SCAN_LIMIT,
+              rankWindow: Math.max(SCOPE_RANK_WINDOW, maxResults),
+              cap: SCOPE_SCAN_MAX,
+            });
+        if (small) largeScopes.delete(scopeKey);
+        let stats = small ? { documents: small.documents, averageLength: small.averageLength } : fresh?.stats;
+        if (!stats) {
+          stats = await search.corpusStats({
+            tenantId: params.tenantId,
+            source,
+            filters,
+            now: params.now,
+            cap: STATS_CAP,
+            sample: LENGTH_SAMPLE,
+          });
+          if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
+          largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
+        }
+        // A large scope: candidates from the rare lexemes through the GIN; document frequencies
+        // from the table's statistics (lexemes absent from them are rarer than any listed: 0).
+        const shares = small ? new Map<string, number>() : await tableShares(source);
+        const rows = small?.rows ?? (await largeScopeCandidates(source, shares, stats));
+        const documentFrequency = new Map(
+          lexemes.map((lexeme) => [
+            lexeme,
+            small ? (rows[0]?.df[lexeme] ?? 0) : Math.round((shares.get(lexeme) ?? 0) * stats.documents),
+          ]),
+        );
+        const corpus = { ...stats, documentFrequency };
+        return rows.map((row) => {
+          const termFrequency = new Map(Object.entries(row.tf));
+          const raw =
+            searchScore(
+              relevance(termFrequency, row.length, lexemes, corpus),
+              nowMs - row.time_ms,
+              recencyWeight,
+            ) * (source === 'channel_messages' && namesAuthor(row.extra.author_name) ? 1 + AUTHOR_BOOST : 1);
+          return { source, row, raw };
+        });
+      }),
+    );
+
+    const ranked = perSource
+      .flat()
+      .filter(({ row, raw }) => {
+        // Lane scoping (§6.6): lane-less items and the caller's or named lanes always; others only when strong.
+        if (!params.laneKey || !row.lane_key || named.has(row.lane_key)) return true;
+        return Math.min(1, raw) >= CROSS_LANE_MIN_SCORE;
+      })
+      .sort((a, b) => b.raw - a.raw || b.row.time_ms - a.row.time_ms || (a.row.id < b.row.id ? -1 : 1))
+      .slice(0, maxResults);
+
+    return {
+      terms: lexemes,
+      results: ranked.map(({ source, row, raw }) => ({
+        kind: KIND[source],
+        id: row.id,
+        score: round(Math.min(1, raw)),
+        snippet: makeSnippet(row.text, lexemes),
+        text: row.text,
+        time: new Date(row.time_ms).toISOString(),
+        lane_key: row.lane_key,
+        source: row.extra,
+      })),
+    };
+  }
+
+  /** The english lexemes searchMemory would search for this query (none for no words). */
+  async function lexemes(query: string): Promise<string[]> {
+    const words = queryWords(query);
+    return words.length === 0 ? [] : search.lexemesOf(words.join(' '));
+  }
+
+  return { searchMemory, lexemes };
+}
+
+export type MemorySearchService = ReturnType<typeof createMemorySearchService>;

@@ -1,0 +1,34 @@
+// Starts the retention job (DESIGN §6.13) on an interval once the app is ready and stops it on
+// close. Every instance ticks; the job's lock lets one of them run at a time.
+import type { FastifyInstance } from 'fastify';
+import { RETENTION_INTERVAL_MS, type RetentionService } from './retention.service.js';
+
+export function registerRetentionJob(
+  app: FastifyInstance,
+  retention: Pick<RetentionService, 'runRetention'>,
+  options: { enabled: boolean; intervalMs?: number },
+): void {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | null = null;
+  const tick = () => {
+    if (running) return;
+    running = retention
+      .runRetention()
+      .then((report) => {
+        if (report.ran) app.log.info({ retention: report }, 'retention pass finished');
+      })
+      .catch((error: unknown) => app.log.warn({ err: error }, 'retention pass failed'))
+      .finally(() => {
+        running = null;
+      });
+  };
+  app.addHook('onReady', async () => {
+    if (!options.enabled) return;
+    timer = setInterval(tick, options.intervalMs ?? RETENTION_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await running;
+  });
+}

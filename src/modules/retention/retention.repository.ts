@@ -1,0 +1,159 @@
+// Retention deletes (DESIGN §6.13), each in bounded batches so no statement holds locks for long.
+// Every method deletes at most `batch` rows and returns how many it deleted; the service loops.
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.js';
+
+/** Memory types derived from conversations (summaries, slot state): they age out with them. */
+export const DERIVED_MEMORY_TYPES = ['lane_summary', 'session_summary', 'thread_state'] as const;
+
+/** Row count of a raw `execute` result on either driver. */
+function countOf(result: unknown): number {
+  if (Array.isArray(result)) return result.length;
+  return (result as { rows?: unknown[] }).rows?.length ?? 0;
+}
+
+const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
+export function createRetentionRepository(db: Executor) {
+  const run = async (query: SQL, tx: Executor) => countOf(await tx.execute(query));
+  return {
+    async tenantsWithRetention(tx: Executor = db): Promise<{ id: string; retention_days: number }[]> {
+      const rows = await queryRows<{ id: string; retention_days: number }>(
+        tx,
+        sql`select id, retention_days from tenants where retention_days is not null and retention_days > 0 order by id`,
+      );
+      return rows.map((r) => ({ id: r.id, retention_days: Number(r.retention_days) }));
+    },
+
+    async deleteChannelMessages(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from channel_messages where (tenant_id, platform, channel_id, message_id) in (
+          select tenant_id, platform, channel_id, message_id from channel_messages
+          where tenant_id = ${p.tenantId} and ts < ${iso(p.before)} limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    async deleteTranscriptEntries(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from transcript_entries where (tenant_id, session_id, seq) in (
+          select tenant_id, session_id, seq from transcript_entries
+          where tenant_id = ${p.tenantId} and created_at < ${iso(p.before)} limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /** Chunks holding any turn older than the cutoff (a straddling pair leaves the index whole). */
+    async deleteChunks(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from transcript_chunks where (tenant_id, session_id, first_seq) in (
+          select tenant_id, session_id, first_seq from transcript_chunks
+          where tenant_id = ${p.tenantId} and coalesce(start_ts, created_at) < ${iso(p.before)} limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /** Sessions idle since before the cutoff whose transcript is gone, with their per-session rows. */
+    async deleteIdleSessions(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      const ids = await queryRows<{ id: string }>(
+        tx,
+        sql`select s.id::text as id from sessions s where s.tenant_id = ${p.tenantId}
+          and s.updated_at < ${iso(p.before)}
+          and not exists (select 1 from transcript_entries e where e.tenant_id = s.tenant_id and e.session_id = s.id)
+          order by s.id limit ${p.batch}`,
+      );
+      if (ids.length === 0) return 0;
+      const list = sql.join(
+        ids.map((r) => sql`${r.id}::uuid`),
+        sql`, `,
+      );
+      for (const table of ['lane_states', 'attachment_manifest', 'context_log', 'transcript_chunks']) {
+        await tx.execute(
+          sql`delete from ${sql.identifier(table)} where tenant_id = ${p.tenantId} and session_id in (${list})`,
+        );
+      }
+      return run(
+        sql`delete from sessions where tenant_id = ${p.tenantId} and id in (${list}) returning 1`,
+        tx,
+      );
+    },
+
+    async deleteDerivedMemories(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      const types = sql.join(
+        DERIVED_MEMORY_TYPES.map((t) => sql`${t}`),
+        sql`, `,
+      );
+      return run(
+        sql`delete from memories where (tenant_id, id) in (
+          select tenant_id, id from memories where tenant_id = ${p.tenantId} and type in (${types})
+          and updated_at < ${iso(p.before)} limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /**
+     * Blobs nobody can reach any more: tool results of deleted sessions, and blobs older than the
+     * cutoff that no channel message's media and no attachment manifest still names.
+     */
+    async deleteOrphanBlobs(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from blobs where (tenant_id, artifact_id) in (
+          select b.tenant_id, b.artifact_id from blobs b
+          where b.tenant_id = ${p.tenantId} and (
+            (b.session_id is not null and not exists (
+              select 1 from sessions s where s.tenant_id = b.tenant_id and s.id = b.session_id))
+            or (b.created_at < ${iso(p.before)}
+              and not exists (select 1 from attachment_manifest a
+                where a.tenant_id = b.tenant_id and a.artifact_id = b.artifact_id)
+              and not exists (select 1 from channel_messages m where m.tenant_id = b.tenant_id
+                and m.media @> jsonb_build_array(jsonb_build_object('artifact_id', b.artifact_id::text))))
+          ) limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /** Every tenant: memories past their expires_at. */
+    async deleteExpiredMemories(p: { now: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from memories where (tenant_id, id) in (
+          select tenant_id, id from memories where expires_at is not null and expires_at <= ${iso(p.now)}
+          limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /** Every tenant: chunks whose first turn no longer exists (a session deleted elsewhere). */
+    async deleteOrphanChunks(p: { batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from transcript_chunks where (tenant_id, session_id, first_seq) in (
+          select c.tenant_id, c.session_id, c.first_seq from transcript_chunks c
+          where not exists (select 1 from transcript_entries e where e.tenant_id = c.tenant_id
+            and e.session_id = c.session_id and e.seq = c.first_seq)
+          limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /** Every tenant: stored Idempotency-Key replies created before the cutoff (IDEMPOTENCY_TTL_MS). */
+    async deleteIdempotencyRecords(p: { before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from idempotency_records where (tenant_id, scope, key) in (
+          select tenant_id, scope, key from idempotency_records where created_at < ${iso(p.before)}
+          limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /** Every tenant: webhook/event dedupe keys received before the cutoff (INGEST_DEDUPE_WINDOW_MS). */
+    async deleteIngestEvents(p: { before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from ingest_events where (tenant_id, source, event_id) in (
+          select tenant_id, source, event_id from ingest_events where received_at < ${iso(p.before)}
+          limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+  };
+}
+
+export type RetentionRepository = ReturnType<typeof createRetentionRepository>;

@@ -1,0 +1,107 @@
+// /v1/blobs: raw-body uploads (deduplicated by SHA-256) and reads with HTTP Range or text slices.
+// The raw-body parser is registered inside this plugin only, so JSON routes elsewhere are untouched.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../deps.js';
+import { blobView } from './blobs.service.js';
+import type { Services } from '../services.js';
+
+const TAGS = ['blobs'];
+const blobSchema = z.object({
+  artifact_id: z.string(),
+  sha256: z.string(),
+  byte_length: z.number(),
+  media_type: z.string(),
+  filename: z.string().nullable(),
+  kind: z.enum(['media', 'tool_result']),
+  session_id: z.string().nullable(),
+  created_at: z.string(),
+  deduplicated: z.boolean(),
+});
+
+export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsyncZod {
+  const bodyLimit = deps.config.BLOB_LIMIT_BYTES;
+  return async (app) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>
+      done(null, body),
+    );
+
+    app.post(
+      '/blobs',
+      {
+        bodyLimit,
+        schema: {
+          tags: TAGS,
+          summary:
+            'Upload bytes (raw body, Content-Type names the media type); same bytes → same artifact_id',
+          querystring: z.object({
+            filename: z.string().min(1).max(255).optional(),
+            session_id: z.uuid().optional().describe('owning session: deleted with it'),
+          }),
+          headers: z.looseObject({ 'x-filename': z.string().min(1).max(255).optional() }),
+          response: { 200: blobSchema, 201: blobSchema },
+        },
+      },
+      async (request, reply) => {
+        const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const { blob, created } = await services.blobs.upload({
+          tenantId: request.tenantId,
+          bytes,
+          contentType: request.headers['content-type'],
+          filename: request.query.filename ?? request.headers['x-filename'],
+          sessionId: request.query.session_id,
+        });
+        return reply.code(created ? 201 : 200).send({ ...blobView(blob), deduplicated: !created });
+      },
+    );
+
+    app.get(
+      '/blobs/:artifactId',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'The bytes (HTTP Range supported), or a UTF-8 text slice with ?offset=&limit=',
+          params: z.object({ artifactId: z.string().min(1).max(64) }),
+          querystring: z.object({
+            offset: z.coerce.number().int().nonnegative().optional().describe('text slice: start byte'),
+            limit: z.coerce
+              .number()
+              .int()
+              .min(1)
+              .max(65_536)
+              .optional()
+              .describe('text slice: bytes (default 4096)'),
+          }),
+        },
+      },
+      async (request, reply) => {
+        const { tenantId } = request;
+        const { artifactId } = request.params;
+        const { offset, limit } = request.query;
+        if (offset !== undefined || limit !== undefined) {
+          return services.blobs.readText({ tenantId, artifactId, offset: offset ?? 0, limit: limit ?? 4096 });
+        }
+        const range = typeof request.headers.range === 'string' ? request.headers.range : undefined;
+        const { meta, bytes, partial } = await services.blobs.read({ tenantId, artifactId, range });
+        void reply
+          .header('content-type', meta.mediaType)
+          .header('accept-ranges', 'bytes')
+          .header('etag', `"${meta.sha256}"`)
+          .header('cache-control', 'private, max-age=31536000, immutable');
+        if (meta.filename) {
+          void reply.header(
+            'content-disposition',
+            `inline; filename*=UTF-8''${encodeURIComponent(meta.filename)}`,
+          );
+        }
+        if (partial) {
+          void reply
+            .code(206)
+            .header('content-range', `bytes ${partial.start}-${partial.end}/${meta.byteLength}`);
+        }
+        return reply.send(bytes);
+      },
+    );
+  };
+}

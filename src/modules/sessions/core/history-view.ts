@@ -1,0 +1,105 @@
+// The lane's history as the model sees it (DESIGN §6.6 step 3): stored entries from first_kept_seq
+// rendered as Messages API turns — thinking blocks dropped, tool results before cleared_before_seq
+// replaced by a cleared reference — grouped into units that never split a tool_use from its
+// tool_result, so the oldest units can be dropped when the payload is over budget.
+import type Anthropic from '@anthropic-ai/sdk';
+import { renderMessagesWithSeqs } from './render.js';
+import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../../shared/tokens.js';
+
+export interface HistoryEntry {
+  seq: number;
+  kind: string;
+  role: 'user' | 'assistant' | null;
+  /** Anthropic content as stored: a string or content blocks. */
+  content: unknown;
+  /** Stored estimate of the content. */
+  tokenEstimate: number;
+}
+
+export interface HistoryMessage {
+  /** Seqs of the entries rendered into this message (consecutive same-role turns merge). */
+  seqs: number[];
+  message: Anthropic.MessageParam & { role: 'user' | 'assistant'; content: Block[] };
+  tokens: number;
+}
+
+type Block = Anthropic.ContentBlockParam;
+
+export function asBlocks(content: unknown): Block[] {
+  if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
+  if (Array.isArray(content)) return content as Block[];
+  return [];
+}
+
+export function toolUseIds(blocks: readonly Block[]): string[] {
+  return blocks.filter((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use').map((b) => b.id);
+}
+
+export function toolResultIds(blocks: readonly Block[]): string[] {
+  return blocks
+    .filter((b): b is Anthropic.ToolResultBlockParam => b.type === 'tool_result')
+    .map((b) => b.tool_use_id);
+}
+
+/**
+ * Renders the kept entries of a lane with the transcript renderer (src/core/render.ts, shared
+ * with compaction), and attaches token counts: the stored estimates of the merged entries, or a
+ * fresh count when cleared tool results changed the content.
+ */
+export function renderHistory(input: {
+  entries: readonly HistoryEntry[];
+  firstKeptSeq: number;
+  clearedBeforeSeq: number;
+  estimator: TokenEstimator;
+}): HistoryMessage[] {
+  const stored = new Map(input.entries.map((e) => [e.seq, e.tokenEstimate]));
+  return renderMessagesWithSeqs(input.entries, {
+    firstKeptSeq: input.firstKeptSeq,
+    clearedBeforeSeq: input.clearedBeforeSeq,
+  }).map(({ message, seqs }) => {
+    const content = message.content as Block[];
+    const cleared = seqs.some((seq) => seq < input.clearedBeforeSeq) && toolResultIds(content).length > 0;
+    const tokens = cleared
+      ? input.estimator.content(content)
+      : seqs.reduce((sum, seq) => sum + (stored.get(seq) ?? 0), 0);
+    return { seqs, message: { role: message.role, content }, tokens: tokens + MESSAGE_OVERHEAD_TOKENS };
+  });
+}
+
+/**
+ * Boundaries of droppable units: index i starts a unit unless a tool_use before i is answered at
+ * or after i. Returns the start indexes in ascending order (always including 0 when non-empty).
+ */
+export function unitStarts(messages: readonly HistoryMessage[]): number[] {
+  const resultAt = new Map<string, number>();
+  messages.forEach((m, i) => {
+    for (const id of toolResultIds(m.message.content)) resultAt.set(id, i);
+  });
+  let reach = -1;
+  const starts: number[] = [];
+  messages.forEach((m, i) => {
+    if (i > reach) starts.push(i);
+    for (const id of toolUseIds(m.message.content)) {
+      const j = resultAt.get(id);
+      if (j !== undefined && j > reach) reach = j;
+    }
+  });
+  return starts;
+}
+
+/**
+ * Keeps the longest suffix of whole units whose tokens fit `room`. Returns the index of the first
+ * kept message (messages.length when none fit).
+ */
+export function fitHistorySuffix(messages: readonly HistoryMessage[], room: number): number {
+  const total = messages.reduce((s, m) => s + m.tokens, 0);
+  if (total <= room) return 0;
+  const starts = unitStarts(messages);
+  let dropped = 0;
+  for (let u = 0; u < starts.length; u += 1) {
+    const end = starts[u + 1] ?? messages.length;
+    for (let i = starts[u]!; i < end; i += 1) dropped += messages[i]!.tokens;
+    if (total - dropped <= room) return end;
+  }
+  return messages.length;
+}

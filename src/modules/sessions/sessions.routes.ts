@@ -1,0 +1,387 @@
+// /v1/sessions: get-or-create, read, list, reset, delete; turns in, transcript and manifest out.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { turnContentSchema } from '../../shared/content-blocks.js';
+import { offloadRefIdOf } from './core/offload.js';
+import type { Services } from '../services.js';
+import { manifestView } from './manifest.service.js';
+import { sessionView } from './sessions.service.js';
+import type { TranscriptEntryRow } from './transcript.repository.js';
+
+const TAGS = ['sessions'];
+const keyPart = z.string().min(1).max(256);
+const sessionIdParams = z.object({ id: z.uuid() });
+
+const createSessionBody = z
+  .object({
+    session_key: z.string().min(1).max(1024).optional().describe('explicit key, e.g. telegram:chat:123'),
+    agent_id: keyPart.optional(),
+    platform: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a lowercase platform name')
+      .optional(),
+    chat_type: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'dm, group, channel, …')
+      .optional(),
+    user_id: keyPart.optional().describe('peer of a DM session'),
+    channel_id: keyPart.optional().describe('peer of a group/channel session'),
+    max_age_ms: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('freshness: a session whose last turn is older is replaced; default SESSION_MAX_AGE_MS'),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.session_key) return;
+    for (const field of ['agent_id', 'platform', 'chat_type'] as const) {
+      if (!body[field])
+        ctx.addIssue({ code: 'custom', path: [field], message: `required without session_key` });
+    }
+    const peer = body.chat_type === 'dm' ? 'user_id' : 'channel_id';
+    if (body.chat_type && !body[peer]) {
+      ctx.addIssue({ code: 'custom', path: [peer], message: `required for chat_type "${body.chat_type}"` });
+    }
+  });
+
+const calibrationSchema = z.record(
+  z.string(),
+  z.object({ ratio: z.number().nullable(), cache_read_share: z.number().nullable(), calls: z.number() }),
+);
+
+export const sessionSchema = z.object({
+  id: z.string(),
+  session_key: z.string(),
+  agent_id: z.string().nullable(),
+  platform: z.string().nullable(),
+  channel_id: z.string().nullable(),
+  user_id: z.string().nullable(),
+  chat_type: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_turn_at: z.string().nullable(),
+  ended_at: z.string().nullable(),
+  live: z.boolean(),
+  turn_count: z.number(),
+  compaction_count: z.number(),
+  total_tokens: z.number(),
+  next_seq: z.number(),
+  reset_from: z.string().nullable(),
+  pending_tool_use_ids: z.array(z.string()),
+  calibration: calibrationSchema,
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+const sessionResultSchema = z.object({
+  session: sessionSchema,
+  created: z.boolean(),
+  reason: z.enum(['new', 'stale', 'existing', 'reset']),
+});
+
+const usageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative().optional(),
+  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
+  cache_read_input_tokens: z.number().int().nonnegative().optional(),
+});
+
+const turnSchema = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: turnContentSchema,
+  lane_key: z.string().min(1).max(1024).optional(),
+  author: z.object({ id: z.string().max(256).optional(), name: z.string().max(256).optional() }).optional(),
+  time: z.iso.datetime({ offset: true }).optional().describe('when the turn happened (group chats)'),
+  usage: usageSchema.optional().describe('provider usage of the call that produced this assistant turn'),
+  model: z.string().min(1).max(256).optional(),
+  source: z.record(z.string(), z.string()).optional().describe('where the turn came from'),
+});
+
+const appendBody = z.object({ turns: z.array(turnSchema).min(1).max(100) });
+const idempotencyHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x22\x24-\x7e]{1,200}$/, '1–200 visible ASCII characters, no "#"')
+    .optional(),
+});
+
+const offloadedSchema = z.object({ tool_use_id: z.string(), ref_id: z.string() });
+const entrySummarySchema = z.object({
+  seq: z.number(),
+  lane_key: z.string(),
+  kind: z.string(),
+  role: z.enum(['user', 'assistant']).nullable(),
+  token_estimate: z.number(),
+  created_at: z.string(),
+  offloaded: z.array(offloadedSchema),
+});
+const appendReply = z.object({ session_id: z.string(), entries: z.array(entrySummarySchema) });
+
+const entrySchema = entrySummarySchema.extend({
+  content: z.unknown(),
+  author: z.object({ id: z.string().optional(), name: z.string().optional() }).nullable(),
+  turn_at: z.string().nullable(),
+  usage: z.record(z.string(), z.number()).nullable(),
+  model: z.string().nullable(),
+  source: z.record(z.string(), z.string()).nullable(),
+  idempotency_key: z.string().nullable(),
+});
+
+function offloadedOf(row: TranscriptEntryRow) {
+  if (!Array.isArray(row.content)) return [];
+  return (row.content as { type?: string; tool_use_id?: string; content?: unknown }[]).flatMap((block) => {
+    const refId = block.type === 'tool_result' ? offloadRefIdOf(block.content) : null;
+    return refId ? [{ tool_use_id: block.tool_use_id!, ref_id: refId }] : [];
+  });
+}
+
+function entrySummary(row: TranscriptEntryRow) {
+  return {
+    seq: row.seq,
+    lane_key: row.laneKey,
+    kind: row.kind,
+    role: row.role,
+    token_estimate: row.tokenEstimate,
+    created_at: row.createdAt.toISOString(),
+    offloaded: offloadedOf(row),
+  };
+}
+
+function entryView(row: TranscriptEntryRow) {
+  return {
+    ...entrySummary(row),
+    content: row.content,
+    author: row.author ?? null,
+    turn_at: row.turnAt?.toISOString() ?? null,
+    usage: row.usage ?? null,
+    model: row.model,
+    source: row.source ?? null,
+    idempotency_key: row.idempotencyKey,
+  };
+}
+
+export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/sessions',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Get or create the live session for a key (fresh within max_age, else replaced)',
+          body: createSessionBody,
+          response: { 200: sessionResultSchema, 201: sessionResultSchema },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const result = await services.sessions.getOrCreate({
+          tenantId: request.tenantId,
+          sessionKey: body.session_key,
+          parts: {
+            agentId: body.agent_id,
+            platform: body.platform,
+            chatType: body.chat_type,
+            userId: body.user_id,
+            channelId: body.channel_id,
+          },
+          maxAgeMs: body.max_age_ms,
+          metadata: body.metadata,
+        });
+        return reply
+          .code(result.created ? 201 : 200)
+          .send({ session: sessionView(result.session), created: result.created, reason: result.reason });
+      },
+    );
+
+    app.get(
+      '/sessions',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'List sessions, newest first (filter by key, agent, live)',
+          querystring: z.object({
+            key: z.string().min(1).max(1024).optional(),
+            agent_id: keyPart.optional(),
+            live: z.enum(['true', 'false']).optional(),
+            cursor: z.uuid().optional(),
+            limit: z.coerce.number().int().min(1).max(200).default(50),
+          }),
+          response: {
+            200: z.object({ sessions: z.array(sessionSchema), next_cursor: z.string().nullable() }),
+          },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        const page = await services.sessions.list({
+          tenantId: request.tenantId,
+          sessionKey: q.key,
+          agentId: q.agent_id,
+          live: q.live === undefined ? undefined : q.live === 'true',
+          cursor: q.cursor,
+          limit: q.limit,
+        });
+        return { sessions: page.sessions.map(sessionView), next_cursor: page.nextCursor };
+      },
+    );
+
+    app.get(
+      '/sessions/:id',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'A session, with its usage calibration per model',
+          params: sessionIdParams,
+          response: { 200: sessionSchema },
+        },
+      },
+      async (request) =>
+        sessionView(await services.sessions.get({ tenantId: request.tenantId, id: request.params.id })),
+    );
+
+    for (const path of ['/sessions/:id/reset', '/sessions/:id/new']) {
+      app.post(
+        path,
+        {
+          schema: {
+            tags: TAGS,
+            summary: 'End the session and start a new one for its key (links back, keeps compaction_count)',
+            params: sessionIdParams,
+            headers: idempotencyHeaders,
+            response: { 201: sessionResultSchema },
+          },
+        },
+        async (request, reply) => {
+          const { tenantId } = request;
+          const { id } = request.params;
+          // A retried reset with the same key gets the first reply instead of 409 session.ended.
+          const result = await services.idempotency.run(
+            { tenantId, scope: 'sessions.reset', key: request.headers['idempotency-key'], request: { id } },
+            async (tx) => {
+              const out = await services.sessions.reset({ tenantId, id }, tx);
+              return {
+                statusCode: 201,
+                body: { session: sessionView(out.session), created: out.created, reason: out.reason },
+              };
+            },
+          );
+          if (result.replayed) void reply.header('idempotent-replayed', 'true');
+          return reply.code(201).send(result.body);
+        },
+      );
+    }
+
+    app.delete(
+      '/sessions/:id',
+      {
+        schema: {
+          tags: TAGS,
+          summary:
+            'Hard delete: the session, its transcript, lane states, manifest, blobs, chunks and audit log',
+          params: sessionIdParams,
+          response: { 204: z.null() },
+        },
+      },
+      async (request, reply) => {
+        await services.sessions.remove({ tenantId: request.tenantId, id: request.params.id });
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/sessions/:id/turns',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Append user/assistant turns (Anthropic content blocks); Idempotency-Key per request',
+          params: sessionIdParams,
+          headers: idempotencyHeaders,
+          body: appendBody,
+          response: { 201: appendReply },
+        },
+      },
+      async (request, reply) => {
+        const result = await services.transcript.appendTurns({
+          tenantId: request.tenantId,
+          sessionId: request.params.id,
+          turns: request.body.turns,
+          idempotencyKey: request.headers['idempotency-key'],
+        });
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return reply
+          .code(201)
+          .send({ session_id: request.params.id, entries: result.entries.map(entrySummary) });
+      },
+    );
+
+    app.get(
+      '/sessions/:id/transcript',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'The full audit trail in seq order (every kind and lane), paged by seq',
+          params: sessionIdParams,
+          querystring: z.object({
+            cursor: z.coerce
+              .number()
+              .int()
+              .nonnegative()
+              .optional()
+              .describe('the last seq of the previous page'),
+            lane_key: z.string().min(1).max(1024).optional(),
+            limit: z.coerce.number().int().min(1).max(500).default(100),
+          }),
+          response: {
+            200: z.object({ entries: z.array(entrySchema), next_cursor: z.string().nullable() }),
+          },
+        },
+      },
+      async (request) => {
+        const page = await services.transcript.page({
+          tenantId: request.tenantId,
+          sessionId: request.params.id,
+          afterSeq: request.query.cursor,
+          laneKey: request.query.lane_key,
+          limit: request.query.limit,
+        });
+        return {
+          entries: page.entries.map(entryView),
+          next_cursor: page.nextCursor === null ? null : String(page.nextCursor),
+        };
+      },
+    );
+
+    app.get(
+      '/sessions/:id/attachments',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'The attachment manifest: media already put into this conversation',
+          params: sessionIdParams,
+          response: {
+            200: z.object({
+              attachments: z.array(
+                z.object({
+                  artifact_id: z.string(),
+                  content_hash: z.string(),
+                  display_name: z.string().nullable(),
+                  media_type: z.string().nullable(),
+                  source_message_id: z.string().nullable(),
+                  source_thread_id: z.string().nullable(),
+                  included_at_turn: z.number(),
+                  created_at: z.string(),
+                }),
+              ),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const session = await services.sessions.get({ tenantId: request.tenantId, id: request.params.id });
+        const rows = await services.manifest.list({ tenantId: request.tenantId, sessionId: session.id });
+        return { attachments: rows.map(manifestView) };
+      },
+    );
+  };
+}

@@ -1,0 +1,169 @@
+// Transcript entries: the append-only audit trail of a session, keyed (tenant, session, seq).
+import { and, asc, eq, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
+import { OFFLOAD_REFERENCE_START, offloadReferenceEnd } from './core/offload.js';
+import type { Executor } from '../../db/client.js';
+import { transcriptEntries } from '../../db/schema.js';
+
+export type TranscriptEntryRow = typeof transcriptEntries.$inferSelect;
+export type NewTranscriptEntry = typeof transcriptEntries.$inferInsert;
+
+export function createTranscriptRepository(db: Executor) {
+  const ofSession = (tenantId: string, sessionId: string) =>
+    and(eq(transcriptEntries.tenantId, tenantId), eq(transcriptEntries.sessionId, sessionId));
+  return {
+    async insertMany({ entries }: { entries: NewTranscriptEntry[] }, tx: Executor = db) {
+      if (entries.length === 0) return [];
+      return tx.insert(transcriptEntries).values(entries).returning();
+    },
+
+    /** Entries written by one idempotent request: key for the first, `key#i` for the others. */
+    async findByIdempotencyKey(
+      { tenantId, sessionId, key }: { tenantId: string; sessionId: string; key: string },
+      tx: Executor = db,
+    ) {
+      return tx
+        .select()
+        .from(transcriptEntries)
+        .where(
+          and(
+            ofSession(tenantId, sessionId),
+            or(
+              eq(transcriptEntries.idempotencyKey, key),
+              like(transcriptEntries.idempotencyKey, `${escapeLike(key)}#%`),
+            ),
+          ),
+        )
+        .orderBy(asc(transcriptEntries.seq));
+    },
+
+    /** Which of these tool_use ids already appear in the session's assistant turns. */
+    async findUsedToolIds(
+      { tenantId, sessionId, ids }: { tenantId: string; sessionId: string; ids: string[] },
+      tx: Executor = db,
+    ): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const rows = await tx
+        .select({ content: transcriptEntries.content })
+        .from(transcriptEntries)
+        .where(
+          and(
+            ofSession(tenantId, sessionId),
+            eq(transcriptEntries.role, 'assistant'),
+            or(
+              ...ids.map(
+                (id) =>
+                  sql`${transcriptEntries.content} @> ${JSON.stringify([{ type: 'tool_use', id }])}::jsonb`,
+              ),
+            ),
+          ),
+        );
+      const wanted = new Set(ids);
+      const found = new Set<string>();
+      for (const row of rows) {
+        if (!Array.isArray(row.content)) continue;
+        for (const block of row.content as { type?: string; id?: string }[]) {
+          if (block.type === 'tool_use' && block.id && wanted.has(block.id)) found.add(block.id);
+        }
+      }
+      return [...found];
+    },
+
+    /**
+     * Whether a tool_result of the session holds the offload reference of `refId` (written by
+     * offloading, so the session may read that blob even when dedupe stored it under another
+     * session). Reads the session's tool-result turns: bounded by the session, fine for a tool call.
+     */
+    async hasOffloadReference(
+      { tenantId, sessionId, refId }: { tenantId: string; sessionId: string; refId: string },
+      tx: Executor = db,
+    ): Promise<boolean> {
+      const reference = `${escapeLike(OFFLOAD_REFERENCE_START)}%${escapeLike(offloadReferenceEnd(refId))}`;
+      const [row] = await tx
+        .select({ seq: transcriptEntries.seq })
+        .from(transcriptEntries)
+        .where(
+          and(
+            ofSession(tenantId, sessionId),
+            sql`${transcriptEntries.content} @> '[{"type":"tool_result"}]'::jsonb`,
+            // The guard keeps compaction records (an object, never matched above) out of the call
+            // whatever order the planner evaluates these in.
+            sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${transcriptEntries.content}) = 'array'
+                then ${transcriptEntries.content} else '[]'::jsonb end) as b(block)
+              where b.block->>'type' = 'tool_result' and b.block->>'content' like ${reference})`,
+          ),
+        )
+        .limit(1);
+      return row !== undefined;
+    },
+
+    /** A page of the transcript in seq order, starting after `afterSeq`. */
+    async page(
+      params: { tenantId: string; sessionId: string; afterSeq: number; limit: number; laneKey?: string },
+      tx: Executor = db,
+    ) {
+      const conditions = [
+        ofSession(params.tenantId, params.sessionId),
+        gt(transcriptEntries.seq, params.afterSeq),
+      ];
+      if (params.laneKey !== undefined) conditions.push(eq(transcriptEntries.laneKey, params.laneKey));
+      return tx
+        .select()
+        .from(transcriptEntries)
+        .where(and(...conditions))
+        .orderBy(asc(transcriptEntries.seq))
+        .limit(params.limit);
+    },
+
+    /** Every entry of a lane from `fromSeq` on, in order (what assembly renders). */
+    async laneEntries(
+      params: { tenantId: string; sessionId: string; laneKey: string; fromSeq?: number },
+      tx: Executor = db,
+    ) {
+      return tx
+        .select()
+        .from(transcriptEntries)
+        .where(
+          and(
+            ofSession(params.tenantId, params.sessionId),
+            eq(transcriptEntries.laneKey, params.laneKey),
+            gte(transcriptEntries.seq, params.fromSeq ?? 0),
+          ),
+        )
+        .orderBy(asc(transcriptEntries.seq));
+    },
+
+    /** Sum of the token estimates of a lane's entries after `afterSeq`. */
+    async laneTokensAfter(
+      params: { tenantId: string; sessionId: string; laneKey: string; afterSeq: number },
+      tx: Executor = db,
+    ): Promise<number> {
+      const [row] = await tx
+        .select({ tokens: sql<number>`coalesce(sum(${transcriptEntries.tokenEstimate}), 0)::int` })
+        .from(transcriptEntries)
+        .where(
+          and(
+            ofSession(params.tenantId, params.sessionId),
+            eq(transcriptEntries.laneKey, params.laneKey),
+            gt(transcriptEntries.seq, params.afterSeq),
+          ),
+        );
+      return Number(row?.tokens ?? 0);
+    },
+
+    async bySeqs(
+      { tenantId, sessionId, seqs }: { tenantId: string; sessionId: string; seqs: number[] },
+      tx: Executor = db,
+    ) {
+      if (seqs.length === 0) return [];
+      return tx
+        .select()
+        .from(transcriptEntries)
+        .where(and(ofSession(tenantId, sessionId), inArray(transcriptEntries.seq, seqs)))
+        .orderBy(asc(transcriptEntries.seq));
+    },
+  };
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export type TranscriptRepository = ReturnType<typeof createTranscriptRepository>;

@@ -1,0 +1,341 @@
+// Agent tools (DESIGN §6.7): the built-in definitions for a session and running one. Every tool
+// acts inside the session's tenant, channel and lane, taken from the session row; the inputs
+// have no channel or lane field (unknown fields are a 400), so an input cannot reach elsewhere.
+import { z } from 'zod';
+import type { Clock } from '../../shared/clock.js';
+import {
+  IMAGE_MAX_BYTES,
+  IMAGE_MAX_DIMENSION,
+  IMAGE_MEDIA_TYPES,
+  imageDimensions,
+  sniffMediaType,
+  type ImageMediaType,
+} from '../../shared/media.js';
+import { defaultLaneKey } from '../sessions/core/session-keys.js';
+import { searchTools } from './core/tool-deferral.js';
+import { badRequest, notFound, unprocessable } from '../../shared/errors.js';
+import type { BlobMeta } from '../sessions/blobs.repository.js';
+import type { ChannelMediaRepository } from '../channels/channel-media.repository.js';
+import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
+import {
+  builtinToolsFor,
+  channelToolNames,
+  isBuiltinToolName,
+  type BuiltinToolName,
+} from './tools.schemas.js';
+import { isTextMediaType, type BlobsService } from '../sessions/blobs.service.js';
+import type { ChannelSearchService } from '../channels/channel-search.service.js';
+import type { ChannelsService } from '../channels/channels.service.js';
+import type { ContextService } from '../context/context.service.js';
+import { visibleMemoryScopes } from '../context/context.service.js';
+import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
+import type { MemorySearchService } from '../memory/memory-search.service.js';
+import type { OffloadService } from '../sessions/offload.service.js';
+import { sessionNotFound } from '../sessions/sessions.service.js';
+
+const id = z.string().min(1).max(256);
+export const toolInputSchemas = {
+  channel_context: z.strictObject({
+    intent: z.string().min(1).max(2000),
+    since: z.iso.datetime({ offset: true }).optional(),
+    authors: z.array(id).max(20).optional(),
+    max_results: z.number().int().min(1).max(50).optional(),
+  }),
+  channel_messages: z
+    .strictObject({
+      thread_id: id.optional(),
+      message_ids: z.array(id).max(50).optional(),
+      media_artifact_id: id.optional(),
+      max_replies: z.number().int().min(1).max(500).optional(),
+    })
+    .refine((v) => v.thread_id || v.message_ids?.length || v.media_artifact_id, {
+      message: 'give thread_id, message_ids or media_artifact_id',
+    })
+    .refine((v) => !v.media_artifact_id || (!v.thread_id && !v.message_ids), {
+      message: 'fetch a media artifact on its own, without thread_id or message_ids',
+      path: ['media_artifact_id'],
+    }),
+  read_result: z.strictObject({
+    ref_id: id,
+    offset: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(65_536).optional(),
+  }),
+  memory_search: z.strictObject({
+    query: z.string().min(1).max(2000),
+    max_results: z.number().int().min(1).max(50).optional(),
+  }),
+  tool_search: z.strictObject({
+    query: z.string().min(1).max(500),
+    max_results: z.number().int().min(1).max(20).optional(),
+  }),
+  compact_context: z.strictObject({}),
+} satisfies Record<BuiltinToolName, z.ZodType>;
+
+export type ToolContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: ImageMediaType; data: string } };
+
+export interface ToolReply {
+  content: ToolContentBlock[];
+  is_error: boolean;
+}
+
+/** Bytes of a text artifact returned by channel_messages (read_result reads on, like results). */
+export const MEDIA_TEXT_SLICE_BYTES = 4096;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const json = (value: unknown): ToolReply => ({
+  content: [{ type: 'text', text: JSON.stringify(value, null, 1) }],
+  is_error: false,
+});
+
+export function createToolsService(deps: {
+  sessions: Pick<SessionsRepository, 'findById'>;
+  channels: Pick<ChannelsService, 'getChannelMessages'>;
+  channelSearch: Pick<ChannelSearchService, 'searchChannel'>;
+  memorySearch: Pick<MemorySearchService, 'searchMemory'>;
+  offload: Pick<OffloadService, 'readResult'>;
+  context: Pick<ContextService, 'lastDeferredTools'>;
+  blobs: Pick<BlobsService, 'findMeta' | 'read' | 'readText'>;
+  channelMedia: Pick<ChannelMediaRepository, 'findReferencingMessage'>;
+  idempotency: Pick<IdempotencyService, 'runRecorded'>;
+  clock: Clock;
+}) {
+  async function loadSession(tenantId: string, sessionId: string): Promise<SessionRow> {
+    const session = await deps.sessions.findById({ tenantId, id: sessionId });
+    if (!session) throw sessionNotFound(sessionId);
+    return session;
+  }
+  const hasChannel = (s: SessionRow) => Boolean(s.platform && s.channelId);
+
+  /**
+   * A media artifact for the agent (§6.11: adjacent-thread media are fetched, never attached),
+   * only when a live message of the session's channel references it; anything else — an unknown
+   * id, another channel's or another tenant's artifact — is the same 404, so nothing leaks.
+   * Images within the provider's limits come back as an image block, text as its first slice,
+   * everything else as a one-line description.
+   */
+  async function channelMedia(
+    scope: { tenantId: string; platform: string; channelId: string },
+    artifactId: string,
+  ): Promise<ToolReply> {
+    const referenced = UUID.test(artifactId)
+      ? await deps.channelMedia.findReferencingMessage({ ...scope, artifactId })
+      : null;
+    let meta: BlobMeta | null = null;
+    if (referenced)
+      meta = await deps.blobs.findMeta({ tenantId: scope.tenantId, artifactId }).catch(() => null);
+    if (!referenced || !meta) {
+      throw notFound('tools.media_not_found', `no media artifact ${artifactId} in this channel`, {
+        path: 'body.input.media_artifact_id',
+        artifact_id: artifactId,
+      });
+    }
+    const name = meta.filename ? `"${meta.filename}" ` : '';
+    const where = `message ${referenced.messageId}${referenced.threadId ? ` in thread ${referenced.threadId}` : ''}`;
+    const describe = `Media ${artifactId} ${name}(${meta.mediaType}, ${meta.byteLength} bytes) from ${where}`;
+    const reference = (reason: string): ToolReply => ({
+      content: [{ type: 'text', text: `[${describe}: ${reason}.]` }],
+      is_error: false,
+    });
+
+    if ((IMAGE_MEDIA_TYPES as readonly string[]).includes(meta.mediaType)) {
+      if (meta.byteLength > IMAGE_MAX_BYTES) {
+        return reference(`not shown: over the ${IMAGE_MAX_BYTES}-byte image limit`);
+      }
+      const { bytes } = await deps.blobs.read({ tenantId: scope.tenantId, artifactId });
+      const dims = imageDimensions(bytes);
+      if (sniffMediaType(bytes) !== meta.mediaType)
+        return reference('not shown: the bytes are not that image type');
+      if (dims && (dims.width > IMAGE_MAX_DIMENSION || dims.height > IMAGE_MAX_DIMENSION)) {
+        return reference(
+          `not shown: ${dims.width}×${dims.height} px is over the ${IMAGE_MAX_DIMENSION} px limit`,
+        );
+      }
+      return {
+        content: [
+          { type: 'text', text: `${describe}:` },
+          {
+            type: 'image',
+            source: {
+              type: 'base64',
+              media_type: meta.mediaType as ImageMediaType,
+              data: Buffer.from(bytes).toString('base64'),
+            },
+          },
+        ],
+        is_error: false,
+      };
+    }
+    if (isTextMediaType(meta.mediaType)) {
+      const slice = await deps.blobs.readText({
+        tenantId: scope.tenantId,
+        artifactId,
+        offset: 0,
+        limit: MEDIA_TEXT_SLICE_BYTES,
+      });
+      const more =
+        slice.next_offset === null
+          ? ''
+          : `\n[… ${meta.byteLength - slice.next_offset} more bytes. Use read_result with ref_id="${artifactId}" and offset=${slice.next_offset} to read on.]`;
+      return {
+        content: [{ type: 'text', text: `${describe}:\n${slice.text}${more}` }],
+        is_error: false,
+      };
+    }
+    return reference('not shown: only images and text can be returned as content');
+  }
+
+  return {
+    async listTools(params: { tenantId: string; sessionId: string }) {
+      const session = await loadSession(params.tenantId, params.sessionId);
+      return { tools: builtinToolsFor({ hasChannel: hasChannel(session) }) };
+    },
+
+    /**
+     * Runs a tool. With an Idempotency-Key the reply is stored once run, so a retry with the same
+     * input gets the same content even if the channel changed in between; another input under the
+     * key is 409 `idempotency.key_reused`.
+     */
+    async runTool(params: {
+      tenantId: string;
+      sessionId: string;
+      name: string;
+      input: unknown;
+      idempotencyKey?: string;
+    }) {
+      return deps.idempotency.runRecorded<ToolReply>(
+        {
+          tenantId: params.tenantId,
+          scope: 'sessions.tools',
+          key: params.idempotencyKey,
+          request: { session_id: params.sessionId, name: params.name, input: params.input },
+        },
+        async (record) => {
+          // Tools write nothing: the reply is stored on its own once the tool has run.
+          const out = { statusCode: 200, body: await runBuiltin(params) };
+          await record(out);
+          return out;
+        },
+      );
+    },
+  };
+
+  async function runBuiltin(params: {
+    tenantId: string;
+    sessionId: string;
+    name: string;
+    input: unknown;
+  }): Promise<ToolReply> {
+    const { tenantId, name } = params;
+    if (!isBuiltinToolName(name)) {
+      throw notFound('tools.not_found', `no built-in tool named "${name}"`, { name });
+    }
+    const session = await loadSession(tenantId, params.sessionId);
+    if (channelToolNames.includes(name) && !hasChannel(session)) {
+      throw unprocessable('tools.no_channel', `"${name}" needs a session bound to a channel`, { name });
+    }
+    const parsed = toolInputSchemas[name].safeParse(params.input ?? {});
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((i) => ({
+        path: ['body', 'input', ...i.path.map(String)].join('.'),
+        message: i.message,
+        code: i.code,
+      }));
+      throw badRequest('tools.invalid_input', `${details[0]!.path}: ${details[0]!.message}`, details);
+    }
+    const scope = { tenantId, platform: session.platform!, channelId: session.channelId! };
+    const laneKey = session.turnState.last_lane_key ?? defaultLaneKey(session);
+    switch (name) {
+      case 'channel_context': {
+        const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_context']>;
+        return json(
+          await deps.channelSearch.searchChannel({
+            ...scope,
+            intent: input.intent,
+            ...(input.since ? { since: new Date(input.since) } : {}),
+            ...(input.authors ? { authors: input.authors } : {}),
+            ...(input.max_results ? { maxResults: input.max_results } : {}),
+          }),
+        );
+      }
+      case 'channel_messages': {
+        const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_messages']>;
+        if (input.media_artifact_id) return channelMedia(scope, input.media_artifact_id);
+        return json(
+          await deps.channels.getChannelMessages({
+            ...scope,
+            ...(input.thread_id ? { threadId: input.thread_id } : {}),
+            ...(input.message_ids ? { messageIds: input.message_ids } : {}),
+            ...(input.max_replies ? { maxReplies: input.max_replies } : {}),
+          }),
+        );
+      }
+      case 'read_result': {
+        const input = parsed.data as z.infer<(typeof toolInputSchemas)['read_result']>;
+        return json(
+          await deps.offload.readResult({
+            tenantId,
+            sessionId: session.id,
+            refId: input.ref_id,
+            ...(input.offset !== undefined ? { offset: input.offset } : {}),
+            ...(input.limit !== undefined ? { limit: input.limit } : {}),
+          }),
+        );
+      }
+      case 'memory_search': {
+        const input = parsed.data as z.infer<(typeof toolInputSchemas)['memory_search']>;
+        const max = input.max_results ?? 8;
+        const scopes = visibleMemoryScopes(session);
+        const reply = await deps.memorySearch.searchMemory({
+          tenantId,
+          query: input.query,
+          sources: ['memories', 'transcript_chunks'],
+          filters: { sessionKey: session.sessionKey },
+          laneKey,
+          now: deps.clock.now(),
+          maxResults: Math.min(100, max * 3),
+        });
+        const results = reply.results
+          .filter(
+            (r) =>
+              r.kind !== 'memory' ||
+              scopes.has(`${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`),
+          )
+          .slice(0, max)
+          .map((r) => ({ kind: r.kind, score: r.score, time: r.time, snippet: r.snippet, text: r.text }));
+        return json({ results, ...(reply.note ? { note: reply.note } : {}) });
+      }
+      case 'tool_search': {
+        const input = parsed.data as z.infer<(typeof toolInputSchemas)['tool_search']>;
+        const deferred = await deps.context.lastDeferredTools({ tenantId, sessionId: session.id });
+        const matches = searchTools(deferred, input.query, input.max_results ?? 5);
+        return json({
+          tools: matches.map((t) => ({
+            name: t.name,
+            description: t.description,
+            input_schema: t.input_schema ?? null,
+          })),
+          note:
+            matches.length > 0
+              ? 'These tools will be available on the next turn.'
+              : deferred.length === 0
+                ? 'No tools are deferred in this session.'
+                : 'No deferred tool matches the query.',
+        });
+      }
+      case 'compact_context':
+        return {
+          content: [
+            {
+              type: 'text',
+              text: 'compact_context is not available yet: compaction has not shipped. Older turns are dropped from view automatically when the context is full.',
+            },
+          ],
+          is_error: true,
+        };
+    }
+  }
+}
+
+export type ToolsService = ReturnType<typeof createToolsService>;
