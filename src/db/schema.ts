@@ -253,7 +253,15 @@ export const laneStates = pgTable(
     /** A message the summary covers was edited or deleted: rebuild on the next compaction. */
     summaryStale: boolean('summary_stale').notNull().default(false),
     firstKeptSeq: integer('first_kept_seq').notNull().default(0),
+    /** Entries of the lane with seq ≤ this are folded into the summary (0: none). */
+    summarizedThroughSeq: integer('summarized_through_seq').notNull().default(0),
     clearedBeforeSeq: integer('cleared_before_seq').notNull().default(0),
+    /**
+     * Texts of deleted channel messages found in this lane's sent history: the lane is compacted
+     * before its next payload, with these scrubbed from the summarizer's input, so the text is in
+     * no later prompt; cleared by that compaction's commit (docs/compaction.md).
+     */
+    purgeTexts: jsonb('purge_texts').$type<string[] | null>(),
     /** Fencing / compare-and-set counter: every committed change increments it. */
     version: integer('version').notNull().default(0),
     /** summary_version for which channel context was last attached in this lane (-1: never). */
@@ -428,6 +436,21 @@ export const tenantUsage = pgTable(
     summaryOutputTokens: bigint('summary_output_tokens', { mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.period] })],
+);
+
+/**
+ * The compaction currently running per session (one row while it runs): the 409 for a second
+ * compaction reports the holder's age from here, and a holder only removes its own row.
+ */
+export const compactionRuns = pgTable(
+  'compaction_runs',
+  {
+    tenantId: text('tenant_id').notNull(),
+    sessionId: uuid('session_id').notNull(),
+    token: text('token').notNull(),
+    startedAt: ts('started_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.sessionId] })],
 );
 
 /** Fencing counters for the Postgres advisory-lock fallback (not tenant data). */

@@ -1,0 +1,166 @@
+// The compaction chain for one lane, as a pure plan (docs/compaction.md, "The chain"): stop as
+// soon as the lane is under target; (1) clear old tool results — view only, when the provider
+// cache is already cold unless the budget forces it; (2) summarize all but the most recent K
+// entries; (3) truncate: move the view further forward, folding what leaves it into the same
+// summary. Every cut is at a unit boundary, so a tool_use never loses its tool_result.
+import { renderHistory, toolUseIds, asBlocks, unitStarts } from '../../sessions/core/history-view.js';
+import { toolSafeStart } from '../../sessions/core/render.js';
+import type { TokenEstimator } from '../../../shared/tokens.js';
+import type { CompactionSettings, CompactionStrategy, LaneEntry } from './types.js';
+
+export type CompactionReason = 'entries' | 'tokens' | 'summary_age' | 'stale' | 'purge' | 'history_share';
+
+export interface LanePlanInput {
+  lane: {
+    firstKeptSeq: number;
+    clearedBeforeSeq: number;
+    summary: string | null;
+    summaryUpdatedAt: Date | null;
+    summaryStale: boolean;
+  };
+  /** The lane's turns from first_kept_seq on, oldest first. */
+  entries: readonly LaneEntry[];
+  now: number;
+  /** When the session's latest context call was made (null: never). */
+  lastCallAt: number | null;
+  effectiveWindow: number;
+  /** Compact even when under the thresholds (API, tool). */
+  force: boolean;
+  /** The payload does not fit now: clear even while the provider cache is warm. */
+  budgetForces: boolean;
+  /** A deleted text forces the view to start at least here (purgeCut). */
+  minFirstKeptSeq: number;
+  estimator: TokenEstimator;
+  settings: CompactionSettings;
+}
+
+export interface LanePlan {
+  steps: CompactionStrategy[];
+  reasons: CompactionReason[];
+  clearedBeforeSeq: number;
+  /** Entries before this seq leave the view into the summary; null when nothing is summarized. */
+  summarizeBeforeSeq: number | null;
+  firstKeptSeq: number;
+  beforeTokens: number;
+  /** Estimated view tokens after the plan, without the new summary (known only once written). */
+  afterViewTokens: number;
+  keptMessages: number;
+}
+
+/** Tokens of the lane's view (kept entries rendered, cleared results counted as cleared). */
+export function viewTokens(
+  entries: readonly LaneEntry[],
+  firstKeptSeq: number,
+  clearedBeforeSeq: number,
+  estimator: TokenEstimator,
+): number {
+  return renderHistory({ entries, firstKeptSeq, clearedBeforeSeq, estimator }).reduce(
+    (s, m) => s + m.tokens,
+    0,
+  );
+}
+
+/** clearedBeforeSeq that leaves the results of the last `keep` tool uses visible. */
+export function clearingPoint(entries: readonly LaneEntry[], current: number, keep: number): number {
+  const useSeqs = entries
+    .filter((e) => e.role === 'assistant')
+    .flatMap((e) => toolUseIds(asBlocks(e.content)).map(() => e.seq));
+  if (useSeqs.length <= keep) return current;
+  return Math.max(current, useSeqs[useSeqs.length - keep]!);
+}
+
+/** Why the lane needs compaction (empty: it is under its thresholds). */
+export function laneReasons(input: LanePlanInput, tokens: number): CompactionReason[] {
+  const { lane, entries, settings } = input;
+  const reasons: CompactionReason[] = [];
+  const kept = entries.filter((e) => e.seq >= lane.firstKeptSeq);
+  if (kept.length > settings.maxEntries) reasons.push('entries');
+  if (tokens > settings.maxTokens) reasons.push('tokens');
+  if (
+    lane.summary !== null &&
+    lane.summaryUpdatedAt !== null &&
+    input.now - lane.summaryUpdatedAt.getTime() > settings.maxSummaryAgeMs &&
+    kept.some((e) => e.at > lane.summaryUpdatedAt!.getTime())
+  ) {
+    reasons.push('summary_age');
+  }
+  if (lane.summaryStale) reasons.push('stale');
+  if (input.minFirstKeptSeq > lane.firstKeptSeq) reasons.push('purge');
+  if (tokens > input.settings.historyShare * input.effectiveWindow) reasons.push('history_share');
+  return reasons;
+}
+
+export function planLane(input: LanePlanInput): LanePlan {
+  const { lane, entries, estimator, settings } = input;
+  const turns = [...entries].filter((e) => e.seq >= lane.firstKeptSeq).sort((a, b) => a.seq - b.seq);
+  const before = viewTokens(turns, lane.firstKeptSeq, lane.clearedBeforeSeq, estimator);
+  const reasons = laneReasons(input, before);
+  const plan: LanePlan = {
+    steps: [],
+    reasons,
+    clearedBeforeSeq: lane.clearedBeforeSeq,
+    summarizeBeforeSeq: null,
+    firstKeptSeq: lane.firstKeptSeq,
+    beforeTokens: before,
+    afterViewTokens: before,
+    keptMessages: turns.length,
+  };
+  if (reasons.length === 0 && !input.force) return plan;
+
+  // 1. Clear old tool results: changes the cached prefix, so only once the cache is cold, unless
+  // the budget forces it (or the prefix changes anyway because the lane is summarized below).
+  const cold = input.lastCallAt === null || input.now - input.lastCallAt >= settings.cacheTtlMs;
+  const cleared = clearingPoint(turns, lane.clearedBeforeSeq, settings.keepToolUses);
+  const afterClearing = viewTokens(turns, lane.firstKeptSeq, cleared, estimator);
+  if (cleared > lane.clearedBeforeSeq && (cold || input.budgetForces)) {
+    plan.steps.push('clear_tool_results');
+    plan.clearedBeforeSeq = cleared;
+    plan.afterViewTokens = afterClearing;
+    const still = laneReasons(input, afterClearing).filter(
+      (r) => r !== 'entries' || turns.length > settings.maxEntries,
+    );
+    if (still.length === 0 && !input.force) return plan;
+  }
+
+  // 2. Summarize all but the most recent K entries (moved back so a kept result keeps its call).
+  const keepFrom =
+    turns.length > settings.keepRecent ? turns[turns.length - settings.keepRecent]!.seq : lane.firstKeptSeq;
+  let cut = Math.max(toolSafeStart(turns, keepFrom), lane.firstKeptSeq, input.minFirstKeptSeq);
+
+  // 3. Truncate: while the kept view is over half its token threshold (hysteresis, so the next
+  // turn does not trigger again) or over the history share, move the start forward by whole
+  // units, always keeping the last one.
+  const clearedAt = cleared > lane.clearedBeforeSeq ? cleared : lane.clearedBeforeSeq;
+  const target = Math.min(settings.maxTokens / 2, settings.historyShare * input.effectiveWindow);
+  const messages = renderHistory({
+    entries: turns,
+    firstKeptSeq: cut,
+    clearedBeforeSeq: clearedAt,
+    estimator,
+  });
+  let total = messages.reduce((s, m) => s + m.tokens, 0);
+  const starts = unitStarts(messages);
+  let truncated = false;
+  for (let u = 0; u + 1 < starts.length && total > target; u += 1) {
+    for (let i = starts[u]!; i < starts[u + 1]!; i += 1) total -= messages[i]!.tokens;
+    cut = messages[starts[u + 1]!]!.seqs[0]!;
+    truncated = true;
+  }
+
+  // A stale summary is rebuilt even when no entry leaves the view.
+  const rebuild = lane.summaryStale;
+  if (cut > lane.firstKeptSeq || rebuild) {
+    if (!plan.steps.includes('clear_tool_results') && cleared > lane.clearedBeforeSeq) {
+      // The summary changes the prefix anyway: clearing costs no extra cache miss now.
+      plan.steps.push('clear_tool_results');
+    }
+    plan.clearedBeforeSeq = clearedAt;
+    plan.steps.push('summarize');
+    if (truncated) plan.steps.push('truncate');
+    plan.summarizeBeforeSeq = cut;
+    plan.firstKeptSeq = cut;
+    plan.afterViewTokens = viewTokens(turns, cut, plan.clearedBeforeSeq, estimator);
+    plan.keptMessages = turns.filter((e) => e.seq >= cut).length;
+  }
+  return plan;
+}
