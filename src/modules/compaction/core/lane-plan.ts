@@ -45,6 +45,8 @@ export interface LanePlan {
   /** Estimated view tokens after the plan, without the new summary (known only once written). */
   afterViewTokens: number;
   keptMessages: number;
+  /** Set when the lane needs only a clearing that waits for the provider cache to go cold. */
+  deferred: 'cache_warm' | null;
 }
 
 /** Tokens of the lane's view (kept entries rendered, cleared results counted as cleared). */
@@ -104,6 +106,7 @@ export function planLane(input: LanePlanInput): LanePlan {
     beforeTokens: before,
     afterViewTokens: before,
     keptMessages: turns.length,
+    deferred: null,
   };
   if (reasons.length === 0 && !input.force) return plan;
 
@@ -112,14 +115,20 @@ export function planLane(input: LanePlanInput): LanePlan {
   const cold = input.lastCallAt === null || input.now - input.lastCallAt >= settings.cacheTtlMs;
   const cleared = clearingPoint(turns, lane.clearedBeforeSeq, settings.keepToolUses);
   const afterClearing = viewTokens(turns, lane.firstKeptSeq, cleared, estimator);
-  if (cleared > lane.clearedBeforeSeq && (cold || input.budgetForces)) {
-    plan.steps.push('clear_tool_results');
-    plan.clearedBeforeSeq = cleared;
-    plan.afterViewTokens = afterClearing;
-    const still = laneReasons(input, afterClearing).filter(
-      (r) => r !== 'entries' || turns.length > settings.maxEntries,
-    );
-    if (still.length === 0 && !input.force) return plan;
+  if (cleared > lane.clearedBeforeSeq) {
+    const clearingSuffices = laneReasons(input, afterClearing).length === 0 && !input.force;
+    if (!cold && !input.budgetForces && clearingSuffices) {
+      // Clearing alone would do, but it would cost a cache miss now: wait for a cold cache (or
+      // for the budget to force it).
+      plan.deferred = 'cache_warm';
+      return plan;
+    }
+    if (cold || input.budgetForces) {
+      plan.steps.push('clear_tool_results');
+      plan.clearedBeforeSeq = cleared;
+      plan.afterViewTokens = afterClearing;
+      if (clearingSuffices) return plan;
+    }
   }
 
   // 2. Summarize all but the most recent K entries (moved back so a kept result keeps its call).
