@@ -18,6 +18,7 @@ import { registerMetrics } from './http/metrics.js';
 import { registerRetentionJob } from './modules/retention/retention.job.js';
 import { healthRoutes, type Lifecycle } from './http/health.routes.js';
 import { registerV1Routes } from './modules/routes.js';
+import { registerCompactionWorker } from './modules/compaction/compaction.worker.js';
 import { createServices, type Services } from './modules/services.js';
 
 declare module 'fastify' {
@@ -120,5 +121,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerV1Routes(app, services, deps);
   // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
+  registerCompactionWorker(app, services.compactionQueue, services.compaction.handleJob, {
+    workers: deps.config.COMPACTION_WORKERS,
+  });
   return app;
 }

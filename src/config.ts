@@ -52,6 +52,14 @@ export const configSchema = z.object({
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
   SUMMARY_MODEL: z.string().default('claude-haiku-4-5'),
+  /** The summarizer's context window; its input never exceeds 40% of it. */
+  SUMMARY_WINDOW_TOKENS: int(200_000),
+  /** A summarizer request slower than this falls back to the extractive summarizer. */
+  SUMMARY_TIMEOUT_MS: int(60_000),
+  /** Background compaction jobs this instance works at once (0: this instance works none). */
+  COMPACTION_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  /** A compaction job active this long is taken as crashed (its instance died) and retried. */
+  COMPACTION_JOB_EXPIRE_SECONDS: int(600),
   DEFAULT_MODEL: z.string().default('claude-sonnet-4-5'),
   CONTEXT_BUDGET: int(200_000),
   MAX_OUTPUT_TOKENS: int(8192),

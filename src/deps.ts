@@ -1,5 +1,6 @@
 // The composition root's raw materials: configuration, storage, coordination, clock and ids.
 // `createDeps` opens them for the server; tests build the same object around their own database.
+import type Anthropic from '@anthropic-ai/sdk';
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { systemClock, uuidV7Ids, type Clock, type IdGenerator } from './shared/clock.js';
@@ -26,6 +27,11 @@ export interface AppDeps {
   metrics: Metrics;
   /** Key prefix for everything written to Redis (tests isolate by it). */
   redisPrefix: string;
+  /**
+   * The summarizer's Anthropic client; unset: built from ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL
+   * (none without a key: the extractive summarizer). Tests inject one pointed at a local fake.
+   */
+  llm?: Anthropic | null;
 }
 
 export function connectRedis(url: string): Redis {

@@ -13,6 +13,7 @@ import { memoriesRoutes } from './memory/memories.routes.js';
 import { eventsRoutes } from './channels/events.routes.js';
 import { webhooksRoutes } from './channels/webhooks.routes.js';
 import { channelsRoutes } from './channels/channels.routes.js';
+import { compactionRoutes } from './compaction/compaction.routes.js';
 
 export async function registerV1Routes(
   app: FastifyInstance,
@@ -31,4 +32,5 @@ export async function registerV1Routes(
   await app.register(contextRoutes(services), { prefix: '/v1' });
   await app.register(toolsRoutes(services), { prefix: '/v1' });
   await app.register(lanesRoutes(services), { prefix: '/v1' });
+  await app.register(compactionRoutes(services), { prefix: '/v1' });
 }

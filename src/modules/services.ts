@@ -13,6 +13,7 @@ import { createChunksRepository } from './memory/chunks.repository.js';
 import { createChunksService } from './memory/chunks.service.js';
 import { createRetentionRepository } from './retention/retention.repository.js';
 import { createRetentionService } from './retention/retention.service.js';
+import { createCompactionModule } from './compaction/compaction.module.js';
 
 export function createServices(deps: AppDeps) {
   const db = deps.database.db;
@@ -51,7 +52,43 @@ export function createServices(deps: AppDeps) {
       config: deps.config,
     }),
   };
-  return { ...services, ...createContextServices(deps, services) };
+  const compactionModule = createCompactionModule(deps, services);
+  const { compaction } = compactionModule;
+  // Edits and deletes mark the summaries that cover them stale; a deleted text still in a lane's
+  // view makes that lane compact before its next payload (docs/compaction.md).
+  channelServices.ingest.addChangeHook((tx, { tenantId, messages }) =>
+    compaction.onChannelMessagesChanged(
+      {
+        tenantId,
+        at: deps.clock.now(),
+        changes: messages.map((m) => {
+          const needle = m.previousText ? compaction.needleFor(m.previousText) : null;
+          return {
+            platform: m.platform,
+            channelId: m.channelId,
+            messageId: m.messageId,
+            // As it appears inside jsonb's text form (strings are JSON-escaped there).
+            needle: needle ? JSON.stringify(needle).slice(1, -1) : null,
+            deletedText: m.deleted && m.previousText ? m.previousText : null,
+          };
+        }),
+      },
+      tx,
+    ),
+  );
+  // Turns appended through /turns: a lane over its thresholds gets a background compaction.
+  sessionServices.transcript.addAfterAppend(({ tenantId, session, entries }) =>
+    compaction.afterAppend({
+      tenantId,
+      sessionId: session.id,
+      laneKeys: [...new Set(entries.map((e) => e.laneKey))],
+    }),
+  );
+  return {
+    ...services,
+    ...compactionModule,
+    ...createContextServices(deps, { ...services, compaction }),
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -112,7 +112,8 @@ export interface TestAppOptions {
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  return parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  // No compaction worker unless a test asks for one (jobs are still queued).
+  return parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', COMPACTION_WORKERS: '0', ...env });
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {

@@ -114,7 +114,7 @@ describe('agent tools', () => {
     expect((errorOf(missing).details as { path: string }[])[0]!.path).toBe('body.input.intent');
   });
 
-  it('unknown tool 404, another tenant 404, compact_context not available yet', async () => {
+  it('unknown tool 404, another tenant 404; compact_context compacts the lane and reports it', async () => {
     const id = await session(t, { session_key: `k-${++seq}` });
     const unknown = await run(t, id, 'nope', {});
     expect(unknown.statusCode).toBe(404);
@@ -122,12 +122,26 @@ describe('agent tools', () => {
     const foreign = await run(other, id, 'read_result', { ref_id: '00000000-0000-7000-8000-000000000000' });
     expect(foreign.statusCode).toBe(404);
     expect(errorOf(foreign).code).toBe('session.not_found');
+    const turns = Array.from({ length: 14 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `Thanks, sounds good. Ok. Great, noted. Sure thing. Turn ${i}: the deploy of build ${100 + i} to /srv/app is ${i % 4 === 1 ? 'done' : 'pending'}. Cool, thanks again!`,
+    }));
+    const appended = await t.inject({ method: 'POST', url: `/v1/sessions/${id}/turns`, payload: { turns } });
+    expect(appended.statusCode).toBe(201);
     const compact = await run(t, id, 'compact_context', {});
     expect(compact.statusCode).toBe(200);
-    expect(compact.json()).toMatchObject({
-      is_error: true,
-      content: [{ text: expect.stringContaining('not available yet') }],
+    expect(compact.json().is_error).toBe(false);
+    const report = JSON.parse(compact.json().content[0].text);
+    expect(report).toMatchObject({ session_id: id, strategies_run: ['summarize'] });
+    expect(report.lanes[0]).toMatchObject({
+      outcome: 'committed',
+      summarizer: 'extractive',
+      before_messages: 14,
     });
+    expect(report.after_messages).toBeLessThanOrEqual(10);
+    expect(report.after_tokens).toBeLessThan(report.before_tokens);
+    const foreignCompact = await run(other, id, 'compact_context', {});
+    expect(foreignCompact.statusCode).toBe(404);
     const result = await run(t, id, 'read_result', { ref_id: 'not-a-ref' });
     expect(result.statusCode).toBe(404);
   });

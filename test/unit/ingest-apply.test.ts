@@ -1,7 +1,11 @@
 // The ingest state machine without a database: every order of the same events ends in one state.
 import { describe, expect, it } from 'vitest';
 import type { ChannelEvent } from '../../src/modules/channels/core/channel-events.js';
-import { applyChannelEvent, type ApplyContext, type MessageState } from '../../src/modules/channels/core/ingest-apply.js';
+import {
+  applyChannelEvent,
+  type ApplyContext,
+  type MessageState,
+} from '../../src/modules/channels/core/ingest-apply.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
 const base = { platform: 'slack', channel_id: 'C' };

@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseRange, sliceUtf8 } from '../../src/modules/sessions/core/byte-ranges.js';
 import { addUsage, calibrationView } from '../../src/modules/sessions/core/calibration.js';
-import { base64DecodedLength, decodeBase64, imageDimensions, sniffMediaType } from '../../src/shared/media.js';
+import {
+  base64DecodedLength,
+  decodeBase64,
+  imageDimensions,
+  sniffMediaType,
+} from '../../src/shared/media.js';
 import { offloadRefIdOf, offloadReference, toolResultText } from '../../src/modules/sessions/core/offload.js';
 import { isSessionStale, sessionKeyFor } from '../../src/modules/sessions/core/session-keys.js';
 import { jpegBytes, pdfBytes, pngBytes } from '../helpers/media.js';

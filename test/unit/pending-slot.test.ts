@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isValidSlotPattern, matchPendingSlot, type PendingSlot } from '../../src/modules/context/core/pending-slot.js';
+import {
+  isValidSlotPattern,
+  matchPendingSlot,
+  type PendingSlot,
+} from '../../src/modules/context/core/pending-slot.js';
 
 const slot = (type: PendingSlot['type'], extra: Partial<PendingSlot> = {}): PendingSlot => ({
   name: 'answer',

@@ -8,7 +8,12 @@ import {
   relevance,
   searchScore,
 } from '../../src/modules/memory/core/retrieval-ranking.js';
-import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from '../../src/modules/memory/core/search-query.js';
+import {
+  orTsquery,
+  pairsTsquery,
+  queryWords,
+  quoteLexeme,
+} from '../../src/modules/memory/core/search-query.js';
 
 describe('queryWords', () => {
   it('keeps letters and digits only, lower-cased and deduplicated', () => {

@@ -38,6 +38,15 @@ interface ChannelGroup {
   channel: ChannelUpsert;
 }
 
+export interface ChangedMessage {
+  platform: string;
+  channelId: string;
+  messageId: string;
+  /** The text before this batch's edit or delete (null when the message was not stored). */
+  previousText: string | null;
+  deleted: boolean;
+}
+
 export function createIngestService(deps: {
   db: Db;
   channels: ChannelsRepository;
@@ -45,10 +54,13 @@ export function createIngestService(deps: {
   estimator: TokenEstimator;
 }) {
   const { channels, clock, estimator } = deps;
-  /** Called in the ingest transaction with the messages an edit or delete changed (chunk rebuilds). */
+  /**
+   * Called in the ingest transaction with the messages an edit or delete changed (chunk rebuilds,
+   * stale summaries), with the text each had before the batch and whether it is now deleted.
+   */
   const changeHooks: ((
     tx: Executor,
-    params: { tenantId: string; messages: { platform: string; channelId: string; messageId: string }[] },
+    params: { tenantId: string; messages: ChangedMessage[] },
   ) => Promise<unknown>)[] = [];
 
   /** Token estimates of the batch's texts, computed before the transaction so the locks are held for less. */
@@ -145,6 +157,15 @@ export function createIngestService(deps: {
     store(referenced);
     for (const link of links) groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
 
+    // The text each edited or deleted message had before this batch (what a summary may quote).
+    const before = new Map<string, string>();
+    for (const event of events) {
+      if (event.type !== 'message.edited' && event.type !== 'message.deleted') continue;
+      const key = `${event.platform}\u0000${event.channel_id}\u0000${event.message_id}`;
+      const row = groupOf(event.platform, event.channel_id).ctx.messages.get(event.message_id);
+      if (!before.has(key) && row && !row.isPlaceholder) before.set(key, row.text);
+    }
+
     events.forEach((event, index) => {
       const base = { index, type: event.type, message_id: event.message_id };
       if (duplicateByEventId.has(index)) {
@@ -181,11 +202,17 @@ export function createIngestService(deps: {
         (item) =>
           item.outcome === 'updated' && (item.type === 'message.edited' || item.type === 'message.deleted'),
       )
-      .map((item) => ({
-        platform: events[item.index]!.platform,
-        channelId: events[item.index]!.channel_id,
-        messageId: item.message_id,
-      }));
+      .map((item): ChangedMessage => {
+        const { platform, channel_id: channelId } = events[item.index]!;
+        const state = groupOf(platform, channelId).ctx.messages.get(item.message_id);
+        return {
+          platform,
+          channelId,
+          messageId: item.message_id,
+          previousText: before.get(`${platform}\u0000${channelId}\u0000${item.message_id}`) ?? null,
+          deleted: state?.deletedAt != null,
+        };
+      });
     // Pipelined like the reads: the upsert, the lane renames, the channels, then the change hooks
     // (whose first statement runs after the upsert on the same connection, so it sees the rows).
     const writes = [

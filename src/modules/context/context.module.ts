@@ -17,6 +17,8 @@ import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { createToolsService } from '../tools/tools.service.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
+import type { CompactionModule } from '../compaction/compaction.module.js';
+import { createContextCompaction } from './context.compaction.js';
 
 export function createContextServices(
   deps: Pick<AppDeps, 'database' | 'config' | 'estimator' | 'clock'>,
@@ -30,6 +32,7 @@ export function createContextServices(
     manifest: ManifestService;
     blobs: BlobsService;
     idempotency: IdempotencyService;
+    compaction: CompactionModule['compaction'];
   },
 ) {
   const db = deps.database.db;
@@ -49,6 +52,11 @@ export function createContextServices(
     manifest: built.manifest,
     context: contextRepository,
     idempotency: built.idempotency,
+    compaction: createContextCompaction({
+      service: built.compaction,
+      scheduler: built.compaction,
+      settings: built.compaction.settings,
+    }),
   });
   const tools = createToolsService({
     sessions,
@@ -60,6 +68,7 @@ export function createContextServices(
     blobs: built.blobs,
     channelMedia: createChannelMediaRepository(db),
     idempotency: built.idempotency,
+    compaction: built.compaction,
     clock: deps.clock,
   });
   const lanes = createLanesService({

@@ -1,6 +1,7 @@
 // POST /v1/sessions/{id}/context (the main call) and GET /v1/sessions/{id}/context-log (audit).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { compactResultSchema } from '../compaction/compaction.schemas.js';
 import { turnContentSchema } from '../../shared/content-blocks.js';
 import { budgetComponentNames } from './core/budget.js';
 import type { ContextReply } from './context.service.js';
@@ -150,7 +151,13 @@ const contextReply = z.object({
   compaction: z.object({
     mode: z.enum(['auto', 'never', 'sync']),
     available: z.boolean(),
-    action: z.enum(['none', 'truncated']),
+    action: z
+      .enum(['none', 'truncated', 'scheduled', 'compacted'])
+      .describe(
+        'compacted: compaction ran before this payload (blocked, history left out, or a deleted message to purge); scheduled: a background compaction was queued (should_compact); truncated: older entries were left out of this payload',
+      ),
+    job_id: z.string().nullable().describe('the queued background compaction (action scheduled)'),
+    result: compactResultSchema.nullable().describe('what the compaction before this payload did'),
   }),
   context: z.record(z.string(), z.unknown()),
   attachments: z.array(z.record(z.string(), z.unknown())),

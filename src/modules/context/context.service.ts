@@ -43,6 +43,7 @@ import type { MemorySearchService, SearchResult } from '../memory/memory-search.
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.service.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
+import type { CompactionReport, CompactionRun, ContextCompaction } from './context.compaction.js';
 
 export type OutputFormat = 'anthropic' | 'openai';
 
@@ -77,7 +78,7 @@ export interface ContextReply {
   payload: Anthropic.MessageCreateParamsNonStreaming | OpenAIChatPayload;
   format: OutputFormat;
   budget: BudgetReport;
-  compaction: { mode: CompactionMode; available: false; action: 'none' | 'truncated' };
+  compaction: CompactionReport;
   context: AssembleResult['context'];
   attachments: AssembleResult['attachments'];
   deferred_tools: DeferredTool[];
@@ -159,6 +160,8 @@ export function createContextService(deps: {
   manifest: Pick<ManifestService, 'list' | 'record'>;
   context: ContextRepository;
   idempotency: Pick<IdempotencyService, 'runRecorded'>;
+  /** Compaction before a payload that needs it, and scheduling in the background. */
+  compaction?: ContextCompaction;
 }) {
   const { config, context } = deps;
 
@@ -307,6 +310,8 @@ export function createContextService(deps: {
     sessionId: string;
     request: ContextRequest;
     beforeCommit?: (tx: Executor, reply: ContextReply) => Promise<void>;
+    /** Set on the second pass, after a compaction this call ran (it runs at most one). */
+    compacted?: CompactionRun;
   }): Promise<ContextReply> {
     const { tenantId, sessionId, request } = params;
     const include = request.include ?? {};
@@ -364,6 +369,11 @@ export function createContextService(deps: {
 
     // Round 2: lane state, the lane's entries, channel context, retrieval.
     const laneState = await context.getLaneState({ tenantId, sessionId, laneKey });
+    // A deleted message's text is in this lane's view: compact first, so no payload carries it.
+    if (deps.compaction && !params.compacted && (laneState?.purgeTexts?.length ?? 0) > 0) {
+      const run = await deps.compaction.compactNow({ tenantId, sessionId, laneKey, trigger: 'purge' });
+      return assembleTurn({ ...params, compacted: run });
+    }
     const lane = {
       laneKey,
       summary: laneState?.summary ?? null,
@@ -573,17 +583,59 @@ export function createContextService(deps: {
       result = assemble(await loadChannelContext());
     }
 
+    // Compaction before replying only when the budget makes it unavoidable (blocked; `sync` also
+    // at should_compact), never on a dry run. Once per call: the second pass takes what fits.
+    const mode = request.compaction ?? 'auto';
+    const state = result.budget.state;
+    if (
+      deps.compaction &&
+      !params.compacted &&
+      !request.dry_run &&
+      mode !== 'never' &&
+      (state === 'blocked' || (mode === 'sync' && state === 'should_compact'))
+    ) {
+      const run = await deps.compaction.compactNow({
+        tenantId,
+        sessionId,
+        laneKey,
+        trigger: 'blocked',
+        effectiveWindow: result.budget.effective_window,
+      });
+      if (run.result) return assembleTurn({ ...params, compacted: run });
+      result.notes.push(`Compaction could not run before this payload: ${run.error}.`);
+    }
+    // At should_compact, or when older entries had to be left out of this payload, the lane is
+    // compacted in the background, so they come back as its summary.
+    let scheduled: string | null = null;
+    if (
+      deps.compaction &&
+      !request.dry_run &&
+      mode !== 'never' &&
+      (state === 'should_compact' || result.context.lane.dropped_entries > 0)
+    ) {
+      scheduled = await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: state });
+    }
+    const compactionReport = (): CompactionReport => ({
+      mode,
+      available: deps.compaction !== undefined,
+      action: params.compacted?.result
+        ? 'compacted'
+        : result.context.lane.dropped_entries > 0
+          ? 'truncated'
+          : scheduled !== null
+            ? 'scheduled'
+            : 'none',
+      job_id: scheduled,
+      result: params.compacted?.result ?? null,
+    });
+
     const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
     const sha = payloadSha256(payload);
     const replyFor = (turnSeq: number | null): ContextReply => ({
       payload,
       format: request.format ?? 'anthropic',
       budget: result.budget,
-      compaction: {
-        mode: request.compaction ?? 'auto',
-        available: false,
-        action: result.context.lane.dropped_entries > 0 ? 'truncated' : 'none',
-      },
+      compaction: compactionReport(),
       context: result.context,
       attachments: result.attachments,
       deferred_tools: result.deferred_tools,
@@ -612,6 +664,7 @@ export function createContextService(deps: {
           ...(request.message.source ? { source: { ...request.message.source } } : {}),
         },
       ],
+      notify: false,
       onAppended: async (tx, { entries: written }) => {
         const seq = written[0]!.seq;
         // Assembly read the session at nextSeq; a turn appended since means this payload
@@ -674,6 +727,19 @@ export function createContextService(deps: {
         await params.beforeCommit?.(tx, replyFor(seq));
       },
     });
+    // The lane over its thresholds after this turn: a background compaction (never on the hot path).
+    if (deps.compaction && mode !== 'never' && scheduled === null) {
+      const over = deps.compaction.overThresholds({
+        entries: entries.filter((e) => e.kind === 'message' || e.kind === 'context_attachment').length + 1,
+        // What the lane's view costs as sent (cleared tool results counted as cleared), plus this turn.
+        tokens: result.budget.components.conversation + appended.entries[0]!.tokenEstimate,
+        summaryUpdatedAt: laneState?.summaryUpdatedAt ?? null,
+        summaryStale: laneState?.summaryStale ?? false,
+        now,
+      });
+      if (over)
+        await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: `thresholds:${over}` });
+    }
     return replyFor(appended.entries[0]!.seq);
   }
 

@@ -51,6 +51,12 @@ export interface AppendHookContext {
  */
 export type OnAppended = (tx: Executor, context: AppendHookContext) => Promise<void>;
 
+/**
+ * Runs after an append committed, outside its transaction (background compaction scheduling). It
+ * must not throw: the append has already happened.
+ */
+export type AfterAppend = (context: AppendHookContext) => Promise<void>;
+
 export interface AppendResult {
   session: SessionRow;
   entries: TranscriptEntryRow[];
@@ -72,6 +78,7 @@ export function createTranscriptService(deps: {
 }) {
   const { db, sessions, transcript, clock, estimator } = deps;
   const hooks: OnAppended[] = [...(deps.onAppended ?? [])];
+  const afterAppend: AfterAppend[] = [];
 
   const estimate = (content: unknown, images: { width: number; height: number }[]) =>
     estimator.content(content) +
@@ -127,6 +134,11 @@ export function createTranscriptService(deps: {
   };
 
   return {
+    /** Adds a listener run after an append commits (see AfterAppend). */
+    addAfterAppend(listener: AfterAppend) {
+      afterAppend.push(listener);
+    },
+
     /** Adds a hook run inside every append transaction (see OnAppended). */
     addAppendHook(hook: OnAppended) {
       hooks.push(hook);
@@ -143,6 +155,8 @@ export function createTranscriptService(deps: {
       idempotencyKey?: string;
       /** Runs after the global hooks, in the same transaction, for this append only (context audit). */
       onAppended?: OnAppended;
+      /** false: skip the after-append listeners (the context call runs its own checks). */
+      notify?: boolean;
     }): Promise<AppendResult> {
       const { tenantId, sessionId, turns, idempotencyKey } = params;
       const media = turns.map((turn, index) => {
@@ -259,6 +273,11 @@ export function createTranscriptService(deps: {
       });
 
       for (const call of outcome.usage) deps.calibration.observe({ tenantId, ...call });
+      if (!outcome.replayed && params.notify !== false) {
+        for (const listener of afterAppend) {
+          await listener({ tenantId, session: outcome.session, entries: outcome.entries });
+        }
+      }
       return { session: outcome.session, entries: outcome.entries, replayed: outcome.replayed };
     },
 

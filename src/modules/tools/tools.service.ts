@@ -13,7 +13,8 @@ import {
 } from '../../shared/media.js';
 import { defaultLaneKey } from '../sessions/core/session-keys.js';
 import { searchTools } from './core/tool-deferral.js';
-import { badRequest, notFound, unprocessable } from '../../shared/errors.js';
+import { AppError, badRequest, notFound, unprocessable } from '../../shared/errors.js';
+import type { CompactionService } from '../compaction/compaction.service.js';
 import type { BlobMeta } from '../sessions/blobs.repository.js';
 import type { ChannelMediaRepository } from '../channels/channel-media.repository.js';
 import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
@@ -99,6 +100,7 @@ export function createToolsService(deps: {
   blobs: Pick<BlobsService, 'findMeta' | 'read' | 'readText'>;
   channelMedia: Pick<ChannelMediaRepository, 'findReferencingMessage'>;
   idempotency: Pick<IdempotencyService, 'runRecorded'>;
+  compaction: Pick<CompactionService, 'compact'>;
   clock: Clock;
 }) {
   async function loadSession(tenantId: string, sessionId: string): Promise<SessionRow> {
@@ -324,16 +326,24 @@ export function createToolsService(deps: {
                 : 'No deferred tool matches the query.',
         });
       }
-      case 'compact_context':
-        return {
-          content: [
-            {
-              type: 'text',
-              text: 'compact_context is not available yet: compaction has not shipped. Older turns are dropped from view automatically when the context is full.',
-            },
-          ],
-          is_error: true,
-        };
+      case 'compact_context': {
+        // The same operation as POST /compact, on the lane the agent is working in.
+        const laneKey = session.turnState.last_lane_key ?? defaultLaneKey(session);
+        try {
+          const result = await deps.compaction.compact({
+            tenantId,
+            sessionId: session.id,
+            laneKeys: [laneKey],
+            trigger: 'tool',
+            force: true,
+            wait: true,
+          });
+          return json(result);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], is_error: true };
+        }
+      }
     }
   }
 }

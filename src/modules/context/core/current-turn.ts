@@ -2,7 +2,12 @@
 // and the labelled context blocks rendered after the user's own content (DESIGN §6.6 step 4).
 import type Anthropic from '@anthropic-ai/sdk';
 import { unprocessable } from '../../../shared/errors.js';
-import { asBlocks, toolResultIds, toolUseIds, type HistoryMessage } from '../../sessions/core/history-view.js';
+import {
+  asBlocks,
+  toolResultIds,
+  toolUseIds,
+  type HistoryMessage,
+} from '../../sessions/core/history-view.js';
 
 type Block = Anthropic.ContentBlockParam;
 

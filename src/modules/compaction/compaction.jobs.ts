@@ -1,0 +1,234 @@
+// Background compactions as durable jobs (docs/compaction.md, "Jobs"). On PostgreSQL: pg-boss, a
+// 'stately' queue keyed by session — at most one job queued and one active per session, any
+// replica works them, a job whose instance died expires and is retried, retries back off. On the
+// embedded PGlite (one process owns the database): the same contract in process.
+import { randomUUID } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/client.js';
+
+export interface CompactionJobData {
+  tenantId: string;
+  sessionId: string;
+  reason: string;
+  laneKeys?: string[];
+}
+
+export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'failed' | 'cancelled';
+
+export interface CompactionJob {
+  id: string;
+  state: JobState;
+  data: CompactionJobData;
+  output: unknown;
+  createdOn: Date;
+  completedOn: Date | null;
+}
+
+export type JobHandler = (job: { id: string; data: CompactionJobData }) => Promise<unknown>;
+
+export interface CompactionQueue {
+  readonly kind: 'pg-boss' | 'in-process';
+  /** jobId null with deduplicated: a job of this session already waits (it will see these turns too). */
+  enqueue(data: CompactionJobData): Promise<{ jobId: string | null; deduplicated: boolean }>;
+  getJob(jobId: string): Promise<CompactionJob | null>;
+  /** Starts working jobs on this instance (`concurrency` at a time). */
+  work(handler: JobHandler, concurrency: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const COMPACTION_QUEUE = 'contextd-compaction';
+const RETRY = { retryLimit: 3, retryDelay: 5, retryBackoff: true };
+const singletonKey = (data: CompactionJobData) => `${data.tenantId}:${data.sessionId}`;
+
+export interface QueueOptions {
+  /** A job active longer than this is taken as crashed and retried (seconds). */
+  expireInSeconds: number;
+  /** How often expired jobs are looked for (seconds; pg-boss maintenance). */
+  maintenanceIntervalSeconds?: number;
+  pollingIntervalSeconds?: number;
+}
+
+export function createCompactionQueue(params: {
+  database: Database;
+  config: Pick<Config, 'DATABASE_URL' | 'COMPACTION_JOB_EXPIRE_SECONDS'>;
+  options?: Partial<QueueOptions>;
+}): CompactionQueue {
+  const options: QueueOptions = {
+    expireInSeconds: params.config.COMPACTION_JOB_EXPIRE_SECONDS,
+    ...params.options,
+  };
+  if (params.database.kind === 'postgres' && params.config.DATABASE_URL) {
+    return createPgBossQueue(params.config.DATABASE_URL, options);
+  }
+  return createInProcessQueue();
+}
+
+function createPgBossQueue(connectionString: string, options: QueueOptions): CompactionQueue {
+  let started: Promise<PgBoss> | null = null;
+  // Started on first use: an instance that never queues or works a compaction opens no connection.
+  const boss = () =>
+    (started ??= (async () => {
+      const instance = new PgBoss({
+        connectionString,
+        max: 3,
+        schema: 'pgboss',
+        application_name: 'contextd-jobs',
+        maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
+        monitorStateIntervalSeconds: 60,
+      });
+      instance.on('error', () => {
+        // Connection errors surface on the next call; the queue's own loop retries.
+      });
+      await instance.start();
+      await instance.createQueue(COMPACTION_QUEUE, {
+        name: COMPACTION_QUEUE,
+        policy: 'stately',
+        expireInSeconds: options.expireInSeconds,
+        ...RETRY,
+      });
+      return instance;
+    })());
+  const workers: string[] = [];
+  return {
+    kind: 'pg-boss',
+    async enqueue(data) {
+      const id = await (
+        await boss()
+      ).send(COMPACTION_QUEUE, data, {
+        singletonKey: singletonKey(data),
+        expireInSeconds: options.expireInSeconds,
+        ...RETRY,
+      });
+      return { jobId: id, deduplicated: id === null };
+    },
+    async getJob(jobId) {
+      if (!/^[0-9a-f-]{36}$/i.test(jobId)) return null;
+      const job = await (
+        await boss()
+      ).getJobById<CompactionJobData>(COMPACTION_QUEUE, jobId, {
+        includeArchive: true,
+      });
+      if (!job) return null;
+      return {
+        id: job.id,
+        state: job.state,
+        data: job.data,
+        output: job.output ?? null,
+        createdOn: job.createdOn,
+        completedOn: job.completedOn,
+      };
+    },
+    async work(handler, concurrency) {
+      const instance = await boss();
+      for (let i = 0; i < concurrency; i += 1) {
+        workers.push(
+          await instance.work<CompactionJobData>(
+            COMPACTION_QUEUE,
+            { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 },
+            async ([job]) => (job ? handler({ id: job.id, data: job.data }) : null),
+          ),
+        );
+      }
+    },
+    async stop() {
+      if (!started) return;
+      const instance = await started.catch(() => null);
+      await instance?.stop({ graceful: true, timeout: 10_000, wait: true });
+    },
+  };
+}
+
+/** The embedded path's queue: the same contract, in memory (triggers re-fire after a restart). */
+export function createInProcessQueue(): CompactionQueue {
+  const jobs = new Map<string, CompactionJob & { attempts: number; runAfter: number }>();
+  const queued = new Map<string, string>();
+  const active = new Set<string>();
+  let handler: JobHandler | null = null;
+  let concurrency = 0;
+  let running = 0;
+  let stopped = false;
+  const inFlight = new Set<Promise<void>>();
+
+  const pump = () => {
+    if (!handler || stopped) return;
+    for (const [key, id] of [...queued]) {
+      if (running >= concurrency) return;
+      const job = jobs.get(id)!;
+      if (active.has(key) || job.runAfter > Date.now()) continue;
+      queued.delete(key);
+      active.add(key);
+      running += 1;
+      job.state = 'active';
+      job.attempts += 1;
+      const execute = async () => {
+        try {
+          job.output = await handler!({ id: job.id, data: job.data });
+          job.state = 'completed';
+          job.completedOn = new Date();
+        } catch (error) {
+          job.output = { error: error instanceof Error ? error.message : String(error) };
+          if (job.attempts <= RETRY.retryLimit && !queued.has(key)) {
+            job.state = 'retry';
+            job.runAfter = Date.now() + RETRY.retryDelay * 1000 * 2 ** (job.attempts - 1);
+            queued.set(key, job.id);
+            setTimeout(pump, job.runAfter - Date.now()).unref();
+          } else {
+            job.state = 'failed';
+            job.completedOn = new Date();
+          }
+        } finally {
+          active.delete(key);
+          running -= 1;
+          setImmediate(pump);
+        }
+      };
+      const run: Promise<void> = execute().finally(() => inFlight.delete(run));
+      inFlight.add(run);
+    }
+  };
+
+  return {
+    kind: 'in-process',
+    async enqueue(data) {
+      const key = singletonKey(data);
+      if (queued.has(key)) return { jobId: null, deduplicated: true };
+      const job = {
+        id: randomUUID(),
+        state: 'created' as const,
+        data,
+        output: null,
+        createdOn: new Date(),
+        completedOn: null,
+        attempts: 0,
+        runAfter: 0,
+      };
+      jobs.set(job.id, job);
+      queued.set(key, job.id);
+      // Finished jobs are kept for status reads; bounded.
+      if (jobs.size > 10_000) {
+        for (const [id, old] of jobs) {
+          if (jobs.size <= 5_000) break;
+          if (old.state === 'completed' || old.state === 'failed') jobs.delete(id);
+        }
+      }
+      setImmediate(pump);
+      return { jobId: job.id, deduplicated: false };
+    },
+    async getJob(jobId) {
+      const job = jobs.get(jobId);
+      if (!job) return null;
+      const { attempts: _attempts, runAfter: _runAfter, ...view } = job;
+      return { ...view };
+    },
+    async work(next, workers) {
+      handler = next;
+      concurrency = workers;
+      pump();
+    },
+    async stop() {
+      stopped = true;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

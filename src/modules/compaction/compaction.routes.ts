@@ -1,0 +1,93 @@
+// /v1/sessions/{id}/compact (run or queue a compaction), its job status, and the lane state view
+// with the original entries its summary covers (docs/compaction.md).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../services.js';
+import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import {
+  compactBody,
+  compactResultSchema,
+  compactionJobSchema,
+  laneParams,
+  laneViewQuery,
+  laneViewSchema,
+} from './compaction.schemas.js';
+
+const TAGS = ['sessions'];
+
+export function compactionRoutes(services: Services): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/sessions/:id/compact',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'compactSession',
+          summary: 'Compact the session now (`wait`) or queue a compaction job (202)',
+          description:
+            'Runs the compaction chain (clear old tool results, summarize older entries into the lane summary, truncate) for every lane of the session, or the named ones. With `wait: true` the reply is the CompactResult; otherwise a job is queued (one per session) and the reply is 202 with it. A compaction already running is a 409 `compaction.running` with `holder_age_ms`, unless `wait`.',
+          params: z.object({ id: z.uuid() }),
+          headers: idempotencyKeyHeaders,
+          body: compactBody,
+          response: { 200: compactResultSchema, 202: compactionJobSchema },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body ?? {};
+        const outcome = await services.compaction.requestCompaction({
+          tenantId: request.tenantId,
+          sessionId: request.params.id,
+          laneKeys: body.lanes,
+          wait: body.wait ?? false,
+          force: body.force ?? true,
+        });
+        if (outcome.kind === 'queued') return reply.code(202).send(outcome.job);
+        return outcome.result;
+      },
+    );
+
+    app.get(
+      '/sessions/:id/compact/jobs/:jobId',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'getCompactionJob',
+          summary: 'A queued compaction job: its state and, once done, its CompactResult',
+          params: z.object({ id: z.uuid(), jobId: z.string().min(1).max(128) }),
+          response: { 200: compactionJobSchema },
+        },
+      },
+      async (request) =>
+        services.compaction.getJob({
+          tenantId: request.tenantId,
+          sessionId: request.params.id,
+          jobId: request.params.jobId,
+        }),
+    );
+
+    app.get(
+      '/sessions/:id/lanes/:lane',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'getLane',
+          summary: "A lane's state: its rolling summary, view start, cleared point and version",
+          description:
+            '`expand=true` adds a page of the original transcript entries the summary covers (`after` pages on), so every summary can be checked against what it summarized.',
+          params: laneParams,
+          querystring: laneViewQuery,
+          response: { 200: laneViewSchema },
+        },
+      },
+      async (request) =>
+        services.compaction.laneView({
+          tenantId: request.tenantId,
+          sessionId: request.params.id,
+          laneKey: request.params.lane,
+          expand: request.query.expand,
+          limit: request.query.limit,
+          ...(request.query.after !== undefined ? { after: request.query.after } : {}),
+        }),
+    );
+  };
+}

@@ -1,0 +1,400 @@
+// Compacting a session: under the session's lock (which only saves paying for two summaries at
+// once), each lane over target is planned (clear → summarize → truncate), summarized with no
+// transaction open, and committed in one short transaction that compares-and-sets the lane's
+// version — so a holder whose lease expired meanwhile commits nothing (docs/compaction.md).
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client.js';
+import type { LockManager } from '../../coord/lock.js';
+import type { Clock, IdGenerator } from '../../shared/clock.js';
+import type { TokenEstimator } from '../../shared/tokens.js';
+import type { CompactionRepository, LaneStateRow } from './compaction.repository.js';
+import type { CompactionMetrics } from './compaction.metrics.js';
+import { compactionRunning, compactionSessionNotFound, laneNotFound } from './compaction.errors.js';
+import type { CompactResult, LaneOutcome, LaneView } from './compaction.schemas.js';
+import { planLane, type LanePlan } from './core/lane-plan.js';
+import { purgeCut, scrubEntries } from './core/purge.js';
+import { identifierSurvival } from './core/identifiers.js';
+import { renderEntriesForSummary } from './core/chunking.js';
+import type { CompactionSettings, LaneEntry, Summarizer, SummaryResult } from './core/types.js';
+
+export type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge';
+
+export type { CompactResult, LaneOutcome };
+
+export interface CompactParams {
+  tenantId: string;
+  sessionId: string;
+  trigger: CompactionTrigger;
+  /** Only these lanes (default: every lane of the session). */
+  laneKeys?: string[];
+  /** Compact lanes under their thresholds too (API, tool). */
+  force?: boolean;
+  /** The budget needs the space now: clearing does not wait for a cold provider cache. */
+  budgetForces?: boolean;
+  /** Wait for a running compaction of the session instead of a 409. */
+  wait?: boolean;
+  /** Effective window the history target is a share of (default from config). */
+  effectiveWindow?: number;
+  /** Test seam: runs after summarizing, before the fenced commit (a paused holder). */
+  beforeCommit?: (lane: string) => Promise<void>;
+}
+
+export interface CompactionServiceDeps {
+  db: Db;
+  repo: CompactionRepository;
+  locks: LockManager;
+  clock: Clock;
+  ids: IdGenerator;
+  estimator: TokenEstimator;
+  settings: CompactionSettings;
+  summarizerFor: (tenantId: string) => Summarizer;
+  metrics: CompactionMetrics;
+  sessions: {
+    findById(params: { tenantId: string; id: string }): Promise<{ id: string; sessionKey: string } | null>;
+  };
+  defaultEffectiveWindow: number;
+  lockTtlMs: number;
+  /** How long `wait` waits for a running compaction. */
+  waitMs: number;
+}
+
+const toLaneEntry = (row: {
+  seq: number;
+  kind: string;
+  role: 'user' | 'assistant' | null;
+  content: unknown;
+  tokenEstimate: number;
+  turnAt: Date | null;
+  createdAt: Date;
+}): LaneEntry => ({
+  seq: row.seq,
+  kind: row.kind,
+  role: row.role,
+  content: row.content,
+  tokenEstimate: row.tokenEstimate,
+  at: (row.turnAt ?? row.createdAt).getTime(),
+});
+
+const lockResource = (tenantId: string, sessionId: string) => `compaction:${tenantId}:${sessionId}`;
+
+export function createCompactionService(deps: CompactionServiceDeps) {
+  const { repo, clock } = deps;
+
+  async function compactLane(
+    params: CompactParams & { sessionKey: string },
+    state: LaneStateRow,
+    lastCallAt: number | null,
+  ): Promise<LaneOutcome> {
+    const { tenantId, sessionId } = params;
+    const laneKey = state.laneKey;
+    const kept = (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: state.firstKeptSeq })).map(
+      toLaneEntry,
+    );
+    const purge = state.purgeTexts ?? [];
+    const plan: LanePlan = planLane({
+      lane: state,
+      entries: kept,
+      now: clock.now().getTime(),
+      lastCallAt,
+      effectiveWindow: params.effectiveWindow ?? deps.defaultEffectiveWindow,
+      force: params.force ?? false,
+      budgetForces: params.budgetForces ?? false,
+      // A deleted text in the verbatim view: the view starts after its last entry.
+      minFirstKeptSeq: purge.length > 0 ? purgeCut(kept, purge, state.firstKeptSeq) : state.firstKeptSeq,
+      estimator: deps.estimator,
+      settings: deps.settings,
+    });
+    const base: LaneOutcome = {
+      lane_key: laneKey,
+      outcome: 'skipped',
+      strategies_run: [],
+      before_tokens: plan.beforeTokens,
+      after_tokens: plan.beforeTokens,
+      before_messages: kept.length,
+      after_messages: kept.length,
+      summary_version: state.summaryVersion,
+      first_kept_seq: state.firstKeptSeq,
+      cleared_before_seq: state.clearedBeforeSeq,
+      summarizer: null,
+      fallback_reason: null,
+      summarizer_tokens: { input: 0, output: 0 },
+      identifiers: null,
+      record_seq: null,
+      reason:
+        plan.deferred === 'cache_warm'
+          ? 'only a clearing is due; it waits for the provider cache to go cold'
+          : plan.steps.length === 0
+            ? 'under target'
+            : null,
+    };
+    if (plan.steps.length === 0) return base;
+
+    // Summarize with no transaction open: the LLM call may take seconds.
+    let summary: SummaryResult | null = null;
+    let summarized: LaneEntry[] = [];
+    if (plan.summarizeBeforeSeq !== null) {
+      // A stale summary (an edit or delete of what it covers) is rebuilt from the entries it
+      // covered, not updated; deleted texts are scrubbed from everything the summarizer reads.
+      const rebuild = state.summaryStale || purge.length > 0;
+      const older = rebuild
+        ? (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: 0, toSeq: state.firstKeptSeq })).map(
+            toLaneEntry,
+          )
+        : [];
+      summarized = scrubEntries([...older, ...kept.filter((e) => e.seq < plan.summarizeBeforeSeq!)], purge);
+      summary = await deps.summarizerFor(tenantId).summarize({
+        laneKey,
+        previousSummary: rebuild ? null : state.summary,
+        entries: summarized,
+      });
+    }
+    await params.beforeCommit?.(laneKey);
+
+    const now = clock.now();
+    const survival = summary
+      ? identifierSurvival(
+          summarized.map((e) => renderEntriesForSummary([e])),
+          summary.text,
+        )
+      : null;
+    const newFirstKept = plan.firstKeptSeq;
+    const summaryTokens = (text: string | null) => (text ? deps.estimator.text(text) : 0);
+    const beforeTokens = plan.beforeTokens + summaryTokens(state.summary);
+    const afterTokens = plan.afterViewTokens + summaryTokens(summary ? summary.text : state.summary);
+    const outcome = await deps.db.transaction(async (tx) => {
+      const committed = await repo.commitLane(
+        {
+          tenantId,
+          sessionId,
+          laneKey,
+          expectedVersion: state.version,
+          summary: summary ? summary.text : state.summary,
+          newSummary: summary !== null,
+          summarizedThroughSeq: summary ? plan.summarizeBeforeSeq! - 1 : state.summarizedThroughSeq,
+          firstKeptSeq: newFirstKept,
+          clearedBeforeSeq: plan.clearedBeforeSeq,
+          at: now,
+        },
+        tx,
+      );
+      if (!committed) return null;
+      const record = {
+        type: 'compaction',
+        trigger: params.trigger,
+        lane_key: laneKey,
+        strategies: plan.steps,
+        summary: committed.summary,
+        summary_version: committed.summaryVersion,
+        covers: summary
+          ? { from_seq: summarized[0]?.seq ?? null, through_seq: plan.summarizeBeforeSeq! - 1 }
+          : null,
+        first_kept_seq: committed.firstKeptSeq,
+        cleared_before_seq: committed.clearedBeforeSeq,
+        tokens_before: beforeTokens,
+        tokens_after: afterTokens,
+        messages_before: kept.length,
+        messages_after: plan.keptMessages,
+        summarizer: summary?.summarizer ?? null,
+        fallback_reason: summary?.fallbackReason ?? null,
+        summarizer_usage: summary
+          ? { input_tokens: summary.usage.inputTokens, output_tokens: summary.usage.outputTokens }
+          : null,
+        identifiers: survival,
+        lane_version: committed.version,
+      };
+      const seq = await repo.appendRecord({ tenantId, sessionId, laneKey, record, at: now }, tx);
+      if (summary && committed.summary) {
+        await repo.upsertLaneSummaryMemory(
+          {
+            tenantId,
+            id: deps.ids.next(),
+            sessionKey: params.sessionKey,
+            laneKey,
+            text: committed.summary,
+            metadata: {
+              lane_key: laneKey,
+              summary_version: committed.summaryVersion,
+              updated_at_ms: now.getTime(),
+              message_range: { from: record.covers?.from_seq ?? 0, to: record.covers?.through_seq ?? 0 },
+            },
+            at: now,
+          },
+          tx,
+        );
+      }
+      return { committed, seq };
+    });
+    if (summary) {
+      if (summary.fallbackReason)
+        deps.metrics.fallbacks.inc({ reason: summary.fallbackReason.split(':')[0] });
+      deps.metrics.summarizerTokens.inc({ tenant: tenantId, direction: 'input' }, summary.usage.inputTokens);
+      deps.metrics.summarizerTokens.inc(
+        { tenant: tenantId, direction: 'output' },
+        summary.usage.outputTokens,
+      );
+    }
+    const result: LaneOutcome = {
+      ...base,
+      strategies_run: plan.steps,
+      summarizer: summary?.summarizer ?? null,
+      fallback_reason: summary?.fallbackReason ?? null,
+      summarizer_tokens: summary
+        ? { input: summary.usage.inputTokens, output: summary.usage.outputTokens }
+        : { input: 0, output: 0 },
+      identifiers: survival ? { total: survival.total, kept: survival.kept } : null,
+    };
+    if (!outcome) {
+      // Another change of the lane committed after this compaction read it: nothing is written.
+      return { ...result, outcome: 'fenced', reason: 'the lane changed while compacting (version moved)' };
+    }
+    return {
+      ...result,
+      outcome: 'committed',
+      after_tokens: afterTokens,
+      after_messages: plan.keptMessages,
+      summary_version: outcome.committed.summaryVersion,
+      first_kept_seq: outcome.committed.firstKeptSeq,
+      cleared_before_seq: outcome.committed.clearedBeforeSeq,
+      record_seq: outcome.seq,
+    };
+  }
+
+  return {
+    /**
+     * 404 for an unknown (or another tenant's) session. Whether a compaction of it runs now is the
+     * lock's answer (a crashed holder's marker row does not count); its age comes from the marker.
+     */
+    async running({ tenantId, sessionId }: { tenantId: string; sessionId: string }) {
+      const session = await deps.sessions.findById({ tenantId, id: sessionId });
+      if (!session) throw compactionSessionNotFound(sessionId);
+      const probe = await deps.locks.acquire(lockResource(tenantId, sessionId), { ttlMs: deps.lockTtlMs });
+      if (probe) {
+        await probe.release();
+        return { running: false, holderAgeMs: null };
+      }
+      const since = await repo.runningSince({ tenantId, sessionId });
+      return {
+        running: true,
+        holderAgeMs: since ? Math.max(0, clock.now().getTime() - since.getTime()) : null,
+      };
+    },
+
+    /** The lane's state; with `expand`, a page of the original entries its summary covers. */
+    async laneView(params: {
+      tenantId: string;
+      sessionId: string;
+      laneKey: string;
+      expand: boolean;
+      limit: number;
+      after?: number;
+    }): Promise<LaneView> {
+      const { tenantId, sessionId, laneKey } = params;
+      const session = await deps.sessions.findById({ tenantId, id: sessionId });
+      if (!session) throw compactionSessionNotFound(sessionId);
+      const [state, sizes, records] = await Promise.all([
+        repo.getLaneState({ tenantId, sessionId, laneKey }),
+        repo.laneSizes({ tenantId, sessionId, laneKeys: [laneKey] }),
+        repo.records({ tenantId, sessionId, laneKey }),
+      ]);
+      if (!state && sizes.length === 0) throw laneNotFound(laneKey);
+      const through = state?.summarizedThroughSeq ?? 0;
+      let expanded: LaneView['expanded'] = null;
+      if (params.expand) {
+        const rows = await repo.laneTurns({
+          tenantId,
+          sessionId,
+          laneKey,
+          fromSeq: (params.after ?? 0) + 1,
+          toSeq: through + 1,
+          limit: params.limit + 1,
+        });
+        const page = rows.slice(0, params.limit);
+        expanded = {
+          entries: page.map((e) => ({
+            seq: e.seq,
+            role: e.role,
+            kind: e.kind,
+            content: e.content,
+            created_at: e.createdAt.toISOString(),
+          })),
+          next_cursor: rows.length > params.limit ? page[page.length - 1]!.seq : null,
+        };
+      }
+      return {
+        session_id: sessionId,
+        lane_key: laneKey,
+        summary: state?.summary ?? null,
+        summary_version: state?.summaryVersion ?? 0,
+        summary_updated_at: state?.summaryUpdatedAt?.toISOString() ?? null,
+        summary_stale: state?.summaryStale ?? false,
+        summarized_through_seq: through,
+        first_kept_seq: state?.firstKeptSeq ?? 0,
+        cleared_before_seq: state?.clearedBeforeSeq ?? 0,
+        version: state?.version ?? 0,
+        purge_pending: (state?.purgeTexts?.length ?? 0) > 0,
+        kept_entries: sizes[0]?.entries ?? 0,
+        kept_tokens: sizes[0]?.tokens ?? 0,
+        compactions: records.length,
+        expanded,
+      };
+    },
+
+    /** Runs the chain for the session's lanes; 404 for another tenant's session, 409 when one runs. */
+    async compact(params: CompactParams): Promise<CompactResult> {
+      const { tenantId, sessionId } = params;
+      const session = await deps.sessions.findById({ tenantId, id: sessionId });
+      if (!session) throw compactionSessionNotFound(sessionId);
+      const started = process.hrtime.bigint();
+      const resource = lockResource(tenantId, sessionId);
+      const lock = await deps.locks.acquire(resource, {
+        ttlMs: deps.lockTtlMs,
+        waitMs: params.wait ? deps.waitMs : 0,
+      });
+      if (!lock) {
+        deps.metrics.lockContention.inc();
+        const since = await repo.runningSince({ tenantId, sessionId });
+        throw compactionRunning(sessionId, since ? clock.now().getTime() - since.getTime() : null);
+      }
+      const token = randomUUID();
+      try {
+        await repo.claimRun({ tenantId, sessionId, token, at: clock.now() });
+        const sizes = await repo.laneSizes({ tenantId, sessionId, laneKeys: params.laneKeys });
+        const lastCallAt = await repo.lastCallAt({ tenantId, sessionId });
+        const lanes: LaneOutcome[] = [];
+        for (const size of sizes) {
+          const state = await repo.ensureLaneState({
+            tenantId,
+            sessionId,
+            laneKey: size.laneKey,
+            at: clock.now(),
+          });
+          const outcome = await compactLane({ ...params, sessionKey: session.sessionKey }, state, lastCallAt);
+          for (const strategy of outcome.strategies_run.length > 0 ? outcome.strategies_run : ['none']) {
+            deps.metrics.compactions.inc({ strategy, outcome: outcome.outcome });
+          }
+          lanes.push(outcome);
+        }
+        const sum = (key: 'before_tokens' | 'after_tokens' | 'before_messages' | 'after_messages') =>
+          lanes.reduce((total, lane) => total + lane[key], 0);
+        return {
+          session_id: sessionId,
+          before_tokens: sum('before_tokens'),
+          after_tokens: sum('after_tokens'),
+          before_messages: sum('before_messages'),
+          after_messages: sum('after_messages'),
+          strategies_run: [...new Set(lanes.flatMap((l) => l.strategies_run))],
+          lanes,
+        };
+      } finally {
+        await repo.releaseRun({ tenantId, sessionId, token }).catch(() => {});
+        await lock.release();
+        deps.metrics.duration.observe(
+          { trigger: params.trigger },
+          Number(process.hrtime.bigint() - started) / 1e9,
+        );
+      }
+    },
+  };
+}
+
+export type CompactionService = ReturnType<typeof createCompactionService>;

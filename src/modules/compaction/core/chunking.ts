@@ -1,0 +1,95 @@
+// What the summarizer reads: lane entries rendered as a plain, labelled transcript, cut into
+// chunks that each fit the summarizer's input bound, so compaction can never overflow itself. An
+// entry too large for one chunk keeps its head and tail with the middle marked as omitted.
+import { asBlocks } from '../../sessions/core/history-view.js';
+import type { TokenEstimator } from '../../../shared/tokens.js';
+import type { LaneEntry } from './types.js';
+
+/** The most characters of a tool_use input rendered for the summarizer. */
+const TOOL_INPUT_CHARS = 600;
+
+function blockText(block: Record<string, unknown>): string {
+  switch (block.type) {
+    case 'text':
+      return String(block.text ?? '');
+    case 'tool_use': {
+      const input = JSON.stringify(block.input ?? {});
+      const shown = input.length > TOOL_INPUT_CHARS ? `${input.slice(0, TOOL_INPUT_CHARS)}…` : input;
+      return `[tool call ${String(block.name)} ${shown}]`;
+    }
+    case 'tool_result': {
+      const content = block.content;
+      const text =
+        typeof content === 'string'
+          ? content
+          : Array.isArray(content)
+            ? content.map((b) => blockText(b as Record<string, unknown>)).join('\n')
+            : '';
+      return `[tool result${block.is_error ? ' (error)' : ''}] ${text}`;
+    }
+    case 'image':
+      return '[image]';
+    case 'document':
+      return `[document${typeof block.title === 'string' ? ` ${block.title}` : ''}]`;
+    default:
+      // thinking and redacted_thinking are the model's own scratch work: not summarized.
+      return '';
+  }
+}
+
+/** One entry as a labelled transcript line: `[#seq role time] text`. */
+export function renderEntryForSummary(entry: LaneEntry): string {
+  const body = asBlocks(entry.content)
+    .map((b) => blockText(b as unknown as Record<string, unknown>))
+    .filter((t) => t.trim() !== '')
+    .join('\n');
+  return `[#${entry.seq} ${entry.role ?? entry.kind} ${new Date(entry.at).toISOString()}] ${body}`;
+}
+
+export function renderEntriesForSummary(entries: readonly LaneEntry[]): string {
+  return entries.map(renderEntryForSummary).join('\n\n');
+}
+
+/** Head and tail of a text within `maxTokens`, the middle replaced by a marker saying how much. */
+export function trimHeadTail(text: string, maxTokens: number, estimator: TokenEstimator): string {
+  const tokens = estimator.text(text);
+  if (tokens <= maxTokens) return text;
+  // Characters per token of this text, so the cut lands near the bound; then shrink until it fits.
+  const perToken = text.length / Math.max(1, tokens);
+  let keep = Math.max(16, Math.floor((maxTokens - 24) * perToken));
+  for (;;) {
+    const head = text.slice(0, Math.ceil(keep * 0.6));
+    const tail = text.slice(text.length - Math.floor(keep * 0.4));
+    const omitted = tokens - estimator.text(head) - estimator.text(tail);
+    const out = `${head}\n[… ${omitted} tokens omitted …]\n${tail}`;
+    if (estimator.text(out) <= maxTokens || keep <= 16) return out;
+    keep = Math.floor(keep * 0.8);
+  }
+}
+
+/**
+ * The rendered entries in order, packed into chunks of at most `maxTokens` each; an entry larger
+ * than a chunk is trimmed to its head and tail first. Deterministic.
+ */
+export function chunkForSummarizer(
+  entries: readonly LaneEntry[],
+  options: { maxTokens: number; estimator: TokenEstimator },
+): string[] {
+  const { maxTokens, estimator } = options;
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let used = 0;
+  for (const entry of entries) {
+    const text = trimHeadTail(renderEntryForSummary(entry), maxTokens, estimator);
+    const tokens = estimator.text(text) + 2;
+    if (used + tokens > maxTokens && current.length > 0) {
+      chunks.push(current.join('\n\n'));
+      current = [];
+      used = 0;
+    }
+    current.push(text);
+    used += tokens;
+  }
+  if (current.length > 0) chunks.push(current.join('\n\n'));
+  return chunks;
+}

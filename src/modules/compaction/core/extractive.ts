@@ -1,0 +1,124 @@
+// The deterministic extractive summarizer: the sentences of the summarized entries sorted into
+// the five sections by their cues, each kept as said (so identifiers survive verbatim), merged
+// into the previous summary rather than restarting it, redacted and capped. Used with no API key,
+// when the LLM fails, and past a tenant's summarizer cap (docs/compaction.md).
+import { redactSecrets } from '../../memory/core/redaction.js';
+import { renderEntryForSummary } from './chunking.js';
+import { extractIdentifiers } from './identifiers.js';
+import { SUMMARY_SECTIONS, type CompactionSettings, type SummarizeRequest } from './types.js';
+
+type Section = (typeof SUMMARY_SECTIONS)[number];
+const [GOALS, DECISIONS, FACTS, OUTCOMES, PENDING] = SUMMARY_SECTIONS;
+
+/** The longest bullet kept whole; longer sentences keep their head and list their identifiers. */
+const BULLET_CHARS = 280;
+const EMPTY = '- (none)';
+
+const CUES: [Section, RegExp][] = [
+  [
+    DECISIONS,
+    /\b(decided|decision|we'll|we will go|agreed|let's|going with|go with|chose|settled on|approved|instead of)\b/i,
+  ],
+  [
+    PENDING,
+    /\b(todo|to-do|next step|pending|remind|follow[- ]up|will (?:do|send|check|update|fix|deploy|look)|i'll|tomorrow|later today|by (?:mon|tue|wed|thu|fri|sat|sun)\w*|not yet)\b/i,
+  ],
+  [
+    OUTCOMES,
+    /\b(done|fixed|deployed|merged|failed|fails|error|succeeded|resolved|shipped|released|passed|completed|works now|broke|returned|rolled back)\b/i,
+  ],
+  [
+    GOALS,
+    /\?|\b(need to|needs to|want to|goal|trying to|how (?:do|can|should)|should we|can we|could you|please|help me|looking for)\b/i,
+  ],
+];
+
+/** Sentences of a text: split after . ! ? and at line breaks, trimmed, empty ones dropped. */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9"'[(])|\n+/)
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter((s) => s.length > 0);
+}
+
+function classify(sentence: string, isToolResult: boolean): Section | null {
+  if (isToolResult) return OUTCOMES;
+  for (const [section, cue] of CUES) if (cue.test(sentence)) return section;
+  if (extractIdentifiers(sentence).length > 0) return FACTS;
+  // Long enough to carry content, but no cue and nothing specific: a fact only when substantial.
+  return sentence.split(' ').length >= 8 ? FACTS : null;
+}
+
+/** A bullet for a sentence: whole when short, else its head plus every identifier it holds. */
+function bullet(label: string, sentence: string): string {
+  if (sentence.length <= BULLET_CHARS) return `- ${label} ${sentence}`;
+  let head = sentence.slice(0, BULLET_CHARS);
+  const space = head.lastIndexOf(' ');
+  if (space > BULLET_CHARS / 2) head = head.slice(0, space);
+  const lost = extractIdentifiers(sentence).filter((id) => !head.includes(id));
+  return `- ${label} ${head} …${lost.length > 0 ? ` (${lost.join(', ')})` : ''}`;
+}
+
+/** The sections of a summary in this format (unknown headings' bullets go to important facts). */
+export function parseSummary(summary: string | null): Map<Section, string[]> {
+  const sections = new Map<Section, string[]>(SUMMARY_SECTIONS.map((s) => [s, []]));
+  if (!summary) return sections;
+  let current: Section = FACTS;
+  for (const line of summary.split('\n')) {
+    const heading = /^#{1,3}\s+(.+?)\s*$/.exec(line);
+    if (heading) {
+      current = SUMMARY_SECTIONS.find((s) => s.toLowerCase() === heading[1]!.toLowerCase()) ?? FACTS;
+      continue;
+    }
+    const text = line.trim();
+    if (text === '' || text === EMPTY) continue;
+    sections.get(current)!.push(text.startsWith('- ') ? text : `- ${text}`);
+  }
+  return sections;
+}
+
+export function renderSummary(sections: Map<Section, string[]>): string {
+  return SUMMARY_SECTIONS.map((s) => {
+    const bullets = sections.get(s)!;
+    return `## ${s}\n${bullets.length > 0 ? bullets.join('\n') : EMPTY}`;
+  }).join('\n\n');
+}
+
+/**
+ * Folds the request's entries into its previous summary. Over the cap, the oldest bullets of the
+ * largest section go first, so every section keeps its most recent points.
+ */
+export function summarizeExtractive(request: SummarizeRequest, settings: CompactionSettings): string {
+  const sections = parseSummary(request.previousSummary);
+  const seen = new Set([...sections.values()].flat().map((b) => b.replace(/^- \[[^\]]*\]\s*/, '')));
+  for (const entry of request.entries) {
+    const rendered = renderEntryForSummary(entry);
+    const body = rendered.slice(rendered.indexOf('] ') + 2);
+    const isToolResult = body.startsWith('[tool result');
+    const label = `[#${entry.seq} ${entry.role ?? entry.kind}]`;
+    for (const sentence of sentences(body)) {
+      const section = classify(sentence, isToolResult);
+      if (!section) continue;
+      const key = sentence.length <= BULLET_CHARS ? sentence : bullet('', sentence).slice(3);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      sections.get(section)!.push(bullet(label, sentence));
+    }
+  }
+  const size = () => renderSummary(sections).length;
+  while (size() > settings.summaryMaxChars) {
+    const largest = [...sections.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+    if (largest[1].length === 0) break;
+    largest[1].shift();
+  }
+  return renderSummary(sections);
+}
+
+/** Redacts secrets and caps a summary at a line boundary (both summarizers end here). */
+export function finalizeSummary(text: string, settings: Pick<CompactionSettings, 'summaryMaxChars'>): string {
+  const redacted = redactSecrets(text.trim()).text;
+  if (redacted.length <= settings.summaryMaxChars) return redacted;
+  const cut = redacted.slice(0, settings.summaryMaxChars);
+  const line = cut.lastIndexOf('\n');
+  return line > settings.summaryMaxChars / 2 ? cut.slice(0, line) : cut;
+}

@@ -1,0 +1,93 @@
+// What the context call needs of compaction: run it now (a purge, a blocked payload), schedule it
+// in the background (should_compact, a lane over its thresholds), and the thresholds themselves.
+import type { CompactionScheduler } from '../compaction/compaction.scheduler.js';
+import type { CompactResult, CompactionService } from '../compaction/compaction.service.js';
+import type { CompactionSettings } from '../compaction/core/types.js';
+import type { CompactionMode } from './core/assemble.js';
+
+/** A compaction this call ran before assembling again: its result, or why it could not run. */
+export interface CompactionRun {
+  result: CompactResult | null;
+  error: string | null;
+}
+
+/** The reply's `compaction`: what happened to the session's history on this call. */
+export interface CompactionReport {
+  mode: CompactionMode;
+  available: boolean;
+  action: 'none' | 'truncated' | 'scheduled' | 'compacted';
+  /** The background job scheduled by this call (action `scheduled`). */
+  job_id: string | null;
+  /** What the compaction run before this payload did (action `compacted`). */
+  result: CompactResult | null;
+}
+
+export interface ContextCompaction {
+  compactNow(params: {
+    tenantId: string;
+    sessionId: string;
+    laneKey: string;
+    trigger: 'purge' | 'blocked';
+    effectiveWindow?: number;
+  }): Promise<CompactionRun>;
+  /** The job id, or null when none could be queued (a job of the session already waits: deduplicated). */
+  schedule(params: {
+    tenantId: string;
+    sessionId: string;
+    laneKey: string;
+    reason: string;
+  }): Promise<string | null>;
+  /** Which threshold the lane is over after this turn, or null. */
+  overThresholds(params: {
+    entries: number;
+    tokens: number;
+    summaryUpdatedAt: Date | null;
+    summaryStale: boolean;
+    now: Date;
+  }): string | null;
+}
+
+export function createContextCompaction(deps: {
+  service: CompactionService;
+  scheduler: CompactionScheduler;
+  settings: CompactionSettings;
+}): ContextCompaction {
+  const { settings } = deps;
+  return {
+    async compactNow(params) {
+      try {
+        const result = await deps.service.compact({
+          tenantId: params.tenantId,
+          sessionId: params.sessionId,
+          laneKeys: [params.laneKey],
+          trigger: params.trigger,
+          force: true,
+          budgetForces: true,
+          wait: true,
+          ...(params.effectiveWindow !== undefined ? { effectiveWindow: params.effectiveWindow } : {}),
+        });
+        return { result, error: null };
+      } catch (error) {
+        return { result: null, error: error instanceof Error ? error.message : String(error) };
+      }
+    },
+    async schedule(params) {
+      const queued = await deps.scheduler.schedule({
+        tenantId: params.tenantId,
+        sessionId: params.sessionId,
+        reason: params.reason,
+        laneKeys: [params.laneKey],
+      });
+      return queued?.jobId ?? null;
+    },
+    overThresholds({ entries, tokens, summaryUpdatedAt, summaryStale, now }) {
+      if (summaryStale) return 'stale';
+      if (entries > settings.maxEntries) return 'entries';
+      if (tokens > settings.maxTokens) return 'tokens';
+      if (summaryUpdatedAt && now.getTime() - summaryUpdatedAt.getTime() > settings.maxSummaryAgeMs) {
+        return 'summary_age';
+      }
+      return null;
+    },
+  };
+}
