@@ -359,8 +359,8 @@ export function createCompactionRepository(db: Executor) {
               group by e.session_id, e.lane_key
             )
             insert into lane_states as l (tenant_id, session_id, lane_key, summary_stale, purge_texts, version, updated_at)
-            select ${params.tenantId}, h.session_id, h.lane_key, h.in_summary,
-              case when h.in_view then h.texts end, 1, ${params.at}
+            select ${params.tenantId}::text, h.session_id, h.lane_key, h.in_summary,
+              case when h.in_view then h.texts end, 1, ${params.at.toISOString()}::timestamptz
             from hits h where h.in_summary or h.in_view
             on conflict (tenant_id, session_id, lane_key) do update set
               summary_stale = l.summary_stale or excluded.summary_stale,

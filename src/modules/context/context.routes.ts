@@ -81,6 +81,15 @@ export const contextBody = z
       })
       .optional(),
     compaction: z.enum(['auto', 'never', 'sync']).optional(),
+    history_turns: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe(
+        "at most this many of the lane's latest turns are sent (a view: nothing is dropped from the transcript, and a tool_use never loses its tool_result)",
+      ),
     dry_run: z.boolean().optional(),
     format: z.enum(['anthropic', 'openai']).optional(),
   })

@@ -15,7 +15,7 @@ import {
   type RetrievedItem,
   type SystemSection,
 } from './core/assemble.js';
-import { DEFAULT_SAFETY_MARGIN, type BudgetReport } from './core/budget.js';
+import { DEFAULT_SAFETY_MARGIN, budgetState, type BudgetReport } from './core/budget.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock, TurnContent } from '../../shared/content-blocks.js';
 import { plainText } from './core/current-turn.js';
@@ -43,6 +43,7 @@ import type { MemorySearchService, SearchResult } from '../memory/memory-search.
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.service.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
+import { toolSafeStart } from '../sessions/core/render.js';
 import type { CompactionReport, CompactionRun, ContextCompaction } from './context.compaction.js';
 
 export type OutputFormat = 'anthropic' | 'openai';
@@ -70,6 +71,8 @@ export interface ContextRequest {
     media?: 'none' | 'thread';
   };
   compaction?: CompactionMode;
+  /** At most this many of the lane's latest turns are sent (a view that never splits a tool pair). */
+  history_turns?: number;
   dry_run?: boolean;
   format?: OutputFormat;
 }
@@ -387,6 +390,10 @@ export function createContextService(deps: {
         laneState && laneState.contextAttachedVersion === laneState.summaryVersion
           ? (laneState.contextAttachedSeq ?? -1)
           : null,
+      compactedSinceAttach:
+        laneState !== null &&
+        laneState.summaryVersion > 0 &&
+        laneState.contextAttachedVersion !== laneState.summaryVersion,
     };
     const pendingSlot = pendingSlotSchema.safeParse(laneState?.pendingSlot ?? undefined);
     const hasChannel = Boolean(session.platform && session.channelId);
@@ -525,13 +532,21 @@ export function createContextService(deps: {
     }));
     const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
     const model = request.model ?? config.DEFAULT_MODEL;
-    const history = entries.map((e: TranscriptEntryRow) => ({
-      seq: e.seq,
-      kind: e.kind,
-      role: e.role,
-      content: e.content,
-      tokenEstimate: e.tokenEstimate,
-    }));
+    // history_turns: a view of the lane's latest turns, widened so no tool pair is split.
+    const turns = entries.filter((e) => e.kind === 'message' || e.kind === 'context_attachment');
+    const viewFrom =
+      request.history_turns !== undefined && turns.length > request.history_turns
+        ? toolSafeStart(turns, turns[turns.length - request.history_turns]!.seq)
+        : Number.NEGATIVE_INFINITY;
+    const history = entries
+      .filter((e) => e.seq >= viewFrom)
+      .map((e: TranscriptEntryRow) => ({
+        seq: e.seq,
+        kind: e.kind,
+        role: e.role,
+        content: e.content,
+        tokenEstimate: e.tokenEstimate,
+      }));
     const assemble = (anchorContext: typeof channelContext) =>
       assembleContext({
         model,
@@ -586,7 +601,21 @@ export function createContextService(deps: {
     // Compaction before replying only when the budget makes it unavoidable (blocked; `sync` also
     // at should_compact), never on a dry run. Once per call: the second pass takes what fits.
     const mode = request.compaction ?? 'auto';
-    const state = result.budget.state;
+    // The pressure is what the lane's whole view would take: older entries that this payload had
+    // to leave out count, so truncation does not hide that the lane needs compacting.
+    const firstSent = result.context.lane.first_sent_seq ?? Number.POSITIVE_INFINITY;
+    const droppedTokens = turns
+      .filter((e) => e.seq < firstSent && e.seq >= viewFrom)
+      .reduce((sum, e) => sum + e.tokenEstimate, 0);
+    const { budget } = result;
+    const multiplier = budget.used > 0 ? budget.used_with_margin / budget.used : 1;
+    const state =
+      budget.effective_window > 0
+        ? budgetState((budget.used_with_margin + droppedTokens * multiplier) / budget.effective_window, {
+            compactTrigger: config.COMPACT_TRIGGER,
+            hardBlock: config.HARD_BLOCK,
+          })
+        : budget.state;
     if (
       deps.compaction &&
       !params.compacted &&
@@ -611,7 +640,7 @@ export function createContextService(deps: {
       deps.compaction &&
       !request.dry_run &&
       mode !== 'never' &&
-      (state === 'should_compact' || result.context.lane.dropped_entries > 0)
+      (state === 'should_compact' || state === 'blocked' || result.context.lane.dropped_entries > 0)
     ) {
       scheduled = await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: state });
     }

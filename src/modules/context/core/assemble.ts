@@ -19,7 +19,12 @@ import { placeCacheBreakpoints, type CacheReport } from './cache-breakpoints.js'
 import { CHANNEL_CONTEXT_GUIDE, CHANNEL_GUIDE_NAME } from './channel-guide.js';
 import { LRUCache } from 'lru-cache';
 import { renderDataBlock, renderNotesBlock, renderSummaryBlock, safeJson } from './context-blocks.js';
-import { memoryFlushNote, truncationRecoveryNote, usageNote } from './context-notes.js';
+import {
+  compactionRecoveryNote,
+  memoryFlushNote,
+  truncationRecoveryNote,
+  usageNote,
+} from './context-notes.js';
 import { plainText, validateUserTurn } from './current-turn.js';
 import { fitHistorySuffix, renderHistory, type HistoryEntry } from '../../sessions/core/history-view.js';
 import { matchPendingSlot, type PendingSlot } from './pending-slot.js';
@@ -61,6 +66,11 @@ export interface LaneView {
    * is attached again only when that turn is not among the history this payload sends.
    */
   contextAttachedSeq?: number | null;
+  /**
+   * The lane was compacted since its channel context was last attached: the thread's media the
+   * manifest lists but the kept history no longer carries are re-attached with a recovery note.
+   */
+  compactedSinceAttach?: boolean;
 }
 
 export interface ChannelContextInput {
@@ -390,7 +400,12 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   const fitContext = (channel: ChannelContextInput | null, recovery: ContextRecovery | null) =>
     fitTurnContext({ input, channel, recovery, room: contextRoom, estimator, stable });
   const carriedAt = input.lane.contextAttachedSeq ?? null;
-  let turnContext = fitContext(carriedAt === null ? input.channelContext : null, null);
+  let turnContext = fitContext(
+    carriedAt === null ? input.channelContext : null,
+    carriedAt === null && input.lane.compactedSinceAttach
+      ? { kind: 'compaction', sentSeqs: new Set(history.flatMap((m) => m.seqs)) }
+      : null,
+  );
   let retrieval = retrievalFor(turnContext.shownIds);
   // firstKept: set here when the cut without re-attaching is final; leastCut: the floor of the cut
   // after re-attaching.
@@ -403,7 +418,10 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     if (carriedAt >= (sent[0]?.seqs[0] ?? Number.POSITIVE_INFINITY)) {
       firstKept = cut;
     } else if (input.channelContext) {
-      turnContext = fitContext(input.channelContext, { sentSeqs: new Set(sent.flatMap((m) => m.seqs)) });
+      turnContext = fitContext(input.channelContext, {
+        kind: 'truncation',
+        sentSeqs: new Set(sent.flatMap((m) => m.seqs)),
+      });
       retrieval = retrievalFor(turnContext.shownIds);
       leastCut = cut;
     } else {
@@ -679,8 +697,9 @@ function mediaReference(a: Attachment): string {
   return `[Media already in this conversation: "${a.display_name}" (${a.media_type}), artifact_id=${a.artifact_id}. Use channel_messages with media_artifact_id to see it again.]`;
 }
 
-/** Re-attaching channel context after truncation: the seqs this payload sends without it. */
+/** Re-attaching channel context after truncation or compaction: the seqs this payload sends. */
 interface ContextRecovery {
+  kind: 'truncation' | 'compaction';
   sentSeqs: ReadonlySet<number>;
 }
 
@@ -825,11 +844,15 @@ function fitTurnContext(params: {
 
   out.used = out.tokens;
   if (recovery) {
-    out.recoveryNote = truncationRecoveryNote({
-      snapshot: out.snapshot === 'attached',
-      thread: out.thread === 'attached',
-      media: media.list.filter((a) => a.disposition === 'reattached').length,
-    });
+    const reattached = media.list.filter((a) => a.disposition === 'reattached').length;
+    out.recoveryNote =
+      recovery.kind === 'compaction'
+        ? compactionRecoveryNote(reattached)
+        : truncationRecoveryNote({
+            snapshot: out.snapshot === 'attached',
+            thread: out.thread === 'attached',
+            media: reattached,
+          });
     // The note goes into this turn's notes block; its room is taken here, beside what it announces.
     if (out.recoveryNote) out.used += stable.text(out.recoveryNote) + 1;
   }

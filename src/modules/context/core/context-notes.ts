@@ -50,3 +50,9 @@ export function truncationRecoveryNote(parts: {
   const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what.at(-1)!}`;
   return `[Context recovery after truncation: the turn that carried the channel context was left out to fit the budget; re-attaching ${list}.]`;
 }
+
+/** Told once after a compaction, when the thread's media leave the kept history (docs/compaction.md). */
+export function compactionRecoveryNote(media: number): string | null {
+  if (media === 0) return null;
+  return `[Post-compaction context recovery: re-attaching ${media} media item${media === 1 ? '' : 's'} from this thread]`;
+}
