@@ -117,6 +117,7 @@ export function createCompactionModule(
       needleFor: purgeNeedle,
     },
     compactionQueue: queue,
+    summarizerSpend: spend,
   };
 }
 

@@ -11,6 +11,8 @@ import {
   laneParams,
   laneViewQuery,
   laneViewSchema,
+  summarizerBudgetBody,
+  summarizerBudgetSchema,
 } from './compaction.schemas.js';
 
 const TAGS = ['sessions'];
@@ -63,6 +65,34 @@ export function compactionRoutes(services: Services): FastifyPluginAsyncZod {
           sessionId: request.params.id,
           jobId: request.params.jobId,
         }),
+    );
+
+    app.get(
+      '/tenant/summarizer',
+      {
+        schema: {
+          tags: ['tenancy'],
+          operationId: 'getSummarizerBudget',
+          summary: "This month's summarizer spend of the tenant and its monthly cap",
+          response: { 200: summarizerBudgetSchema },
+        },
+      },
+      async (request) => services.summarizerSpend.view(request.tenantId),
+    );
+
+    app.put(
+      '/tenant/summarizer',
+      {
+        schema: {
+          tags: ['tenancy'],
+          operationId: 'setSummarizerBudget',
+          summary: 'Set (or clear, with null) the monthly summarizer token cap of the tenant',
+          headers: idempotencyKeyHeaders,
+          body: summarizerBudgetBody,
+          response: { 200: summarizerBudgetSchema },
+        },
+      },
+      async (request) => services.summarizerSpend.setCap(request.tenantId, request.body.monthly_token_cap),
     );
 
     app.get(

@@ -121,3 +121,19 @@ export type LaneView = z.infer<typeof laneViewSchema>;
 export type CompactionJobView = z.infer<typeof compactionJobSchema>;
 export type CompactResult = z.infer<typeof compactResultSchema>;
 export type LaneOutcome = z.infer<typeof laneOutcomeSchema>;
+
+export const summarizerBudgetSchema = z.object({
+  monthly_token_cap: z
+    .number()
+    .nullable()
+    .describe(
+      'summarizer tokens (input + output) per calendar month; past it the extractive summarizer is used',
+    ),
+  period: z.string().describe('the current month (UTC), e.g. 2026-11'),
+  input_tokens: z.number().describe('provider-reported summarizer input tokens this month'),
+  output_tokens: z.number().describe('provider-reported summarizer output tokens this month'),
+});
+
+export const summarizerBudgetBody = z.strictObject({
+  monthly_token_cap: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+});

@@ -105,12 +105,21 @@ export function summarizeExtractive(request: SummarizeRequest, settings: Compact
       sections.get(section)!.push(bullet(label, sentence));
     }
   }
-  const size = () => renderSummary(sections).length;
-  while (size() > settings.summaryMaxChars) {
-    const largest = [...sections.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
-    if (largest[1].length === 0) break;
-    largest[1].shift();
+  // Over the cap: drop the oldest bullets of the largest section (sizes kept incrementally).
+  let size = renderSummary(sections).length;
+  const order = [...sections.values()];
+  const heads = order.map(() => 0);
+  while (size > settings.summaryMaxChars) {
+    let largest = -1;
+    order.forEach((bullets, i) => {
+      if (largest < 0 || bullets.length - heads[i]! > order[largest]!.length - heads[largest]!) largest = i;
+    });
+    const bullets = order[largest]!;
+    if (bullets.length - heads[largest]! === 0) break;
+    size -= bullets[heads[largest]!]!.length + 1;
+    heads[largest]! += 1;
   }
+  order.forEach((bullets, i) => bullets.splice(0, heads[i]));
   return renderSummary(sections);
 }
 
