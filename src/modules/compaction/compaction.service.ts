@@ -14,7 +14,7 @@ import type { CompactResult, LaneOutcome, LaneView } from './compaction.schemas.
 import { planLane, type LanePlan } from './core/lane-plan.js';
 import { purgeCut, scrubEntries } from './core/purge.js';
 import { identifierSurvival } from './core/identifiers.js';
-import { renderEntriesForSummary } from './core/chunking.js';
+import { entryText } from './core/chunking.js';
 import type { CompactionSettings, LaneEntry, Summarizer, SummaryResult } from './core/types.js';
 
 export type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge';
@@ -152,10 +152,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
 
     const now = clock.now();
     const survival = summary
-      ? identifierSurvival(
-          summarized.map((e) => renderEntriesForSummary([e])),
-          summary.text,
-        )
+      ? identifierSurvival(summarized.map(entryText), summary.text)
       : null;
     const newFirstKept = plan.firstKeptSeq;
     const summaryTokens = (text: string | null) => (text ? deps.estimator.text(text) : 0);

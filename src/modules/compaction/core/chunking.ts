@@ -37,13 +37,17 @@ function blockText(block: Record<string, unknown>): string {
   }
 }
 
-/** One entry as a labelled transcript line: `[#seq role time] text`. */
-export function renderEntryForSummary(entry: LaneEntry): string {
-  const body = asBlocks(entry.content)
+/** What an entry says, as plain text (tool calls and results labelled, thinking left out). */
+export function entryText(entry: LaneEntry): string {
+  return asBlocks(entry.content)
     .map((b) => blockText(b as unknown as Record<string, unknown>))
     .filter((t) => t.trim() !== '')
     .join('\n');
-  return `[#${entry.seq} ${entry.role ?? entry.kind} ${new Date(entry.at).toISOString()}] ${body}`;
+}
+
+/** One entry as a labelled transcript line: `[#seq role time] text`. */
+export function renderEntryForSummary(entry: LaneEntry): string {
+  return `[#${entry.seq} ${entry.role ?? entry.kind} ${new Date(entry.at).toISOString()}] ${entryText(entry)}`;
 }
 
 export function renderEntriesForSummary(entries: readonly LaneEntry[]): string {

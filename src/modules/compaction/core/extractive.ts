@@ -3,7 +3,7 @@
 // into the previous summary rather than restarting it, redacted and capped. Used with no API key,
 // when the LLM fails, and past a tenant's summarizer cap (docs/compaction.md).
 import { redactSecrets } from '../../memory/core/redaction.js';
-import { renderEntryForSummary } from './chunking.js';
+import { entryText } from './chunking.js';
 import { extractIdentifiers } from './identifiers.js';
 import { SUMMARY_SECTIONS, type CompactionSettings, type SummarizeRequest } from './types.js';
 
@@ -43,6 +43,7 @@ export function sentences(text: string): string[] {
 
 function classify(sentence: string, isToolResult: boolean): Section | null {
   if (isToolResult) return OUTCOMES;
+  if (sentence.endsWith('?')) return GOALS;
   for (const [section, cue] of CUES) if (cue.test(sentence)) return section;
   if (extractIdentifiers(sentence).length > 0) return FACTS;
   // Long enough to carry content, but no cue and nothing specific: a fact only when substantial.
@@ -92,8 +93,7 @@ export function summarizeExtractive(request: SummarizeRequest, settings: Compact
   const sections = parseSummary(request.previousSummary);
   const seen = new Set([...sections.values()].flat().map((b) => b.replace(/^- \[[^\]]*\]\s*/, '')));
   for (const entry of request.entries) {
-    const rendered = renderEntryForSummary(entry);
-    const body = rendered.slice(rendered.indexOf('] ') + 2);
+    const body = entryText(entry);
     const isToolResult = body.startsWith('[tool result');
     const label = `[#${entry.seq} ${entry.role ?? entry.kind}]`;
     for (const sentence of sentences(body)) {
