@@ -190,3 +190,15 @@ function checkMagic(bytes: Uint8Array, declared: string, path: string): void {
     );
   }
 }
+
+/** Tags of the labelled blocks contextd renders into a user turn (channel, retrieved, notes). */
+const RENDERED_CONTEXT =
+  /^<(channel_snapshot|thread_context|quoted_reply|retrieved_context|pending_slot|context_notes|lane_summary)[\s>][\s\S]*<\/\1>$/;
+
+/**
+ * The tag when a text block is context contextd rendered into a turn (not the user's words), else
+ * null: old turns' context is cleared from the view and never summarized (docs/compaction.md).
+ */
+export function renderedContextTag(text: string): string | null {
+  return RENDERED_CONTEXT.exec(text)?.[1] ?? null;
+}

@@ -151,9 +151,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     await params.beforeCommit?.(laneKey);
 
     const now = clock.now();
-    const survival = summary
-      ? identifierSurvival(summarized.map(entryText), summary.text)
-      : null;
+    const survival = summary ? identifierSurvival(summarized.map(entryText), summary.text) : null;
     const newFirstKept = plan.firstKeptSeq;
     const summaryTokens = (text: string | null) => (text ? deps.estimator.text(text) : 0);
     const beforeTokens = plan.beforeTokens + summaryTokens(state.summary);

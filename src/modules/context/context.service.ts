@@ -276,7 +276,9 @@ export function createContextService(deps: {
       if (r.kind !== 'memory') return true;
       const scope = `${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`;
       if (!scopes.has(scope)) return false;
-      return include.lane_summaries !== false || r.source.type !== 'lane_summary';
+      if (r.source.type !== 'lane_summary') return true;
+      // This lane's own summary is already the payload's first message.
+      return include.lane_summaries !== false && r.lane_key !== laneKey;
     };
     const results = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])]
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))

@@ -3,6 +3,7 @@
 // entry too large for one chunk keeps its head and tail with the middle marked as omitted.
 import { asBlocks } from '../../sessions/core/history-view.js';
 import type { TokenEstimator } from '../../../shared/tokens.js';
+import { renderedContextTag } from '../../../shared/content-blocks.js';
 import type { LaneEntry } from './types.js';
 
 /** The most characters of a tool_use input rendered for the summarizer. */
@@ -11,7 +12,8 @@ const TOOL_INPUT_CHARS = 600;
 function blockText(block: Record<string, unknown>): string {
   switch (block.type) {
     case 'text':
-      return String(block.text ?? '');
+      // Context contextd rendered into the turn is not what was said: not summarized.
+      return renderedContextTag(String(block.text ?? '')) ? '' : String(block.text ?? '');
     case 'tool_use': {
       const input = JSON.stringify(block.input ?? {});
       const shown = input.length > TOOL_INPUT_CHARS ? `${input.slice(0, TOOL_INPUT_CHARS)}…` : input;

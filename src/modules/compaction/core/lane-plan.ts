@@ -6,9 +6,14 @@
 import { renderHistory, toolUseIds, asBlocks, unitStarts } from '../../sessions/core/history-view.js';
 import { toolSafeStart } from '../../sessions/core/render.js';
 import type { TokenEstimator } from '../../../shared/tokens.js';
+import { renderedContextTag } from '../../../shared/content-blocks.js';
 import type { CompactionSettings, CompactionStrategy, LaneEntry } from './types.js';
 
-export type CompactionReason = 'entries' | 'tokens' | 'summary_age' | 'stale' | 'purge' | 'history_share';
+export type CompactionReason =
+  'entries' | 'tokens' | 'view' | 'summary_age' | 'stale' | 'purge' | 'history_share';
+
+/** The view (rendered context included) may grow to this many times the token threshold before it is cleared. */
+export const VIEW_TOKENS_FACTOR = 4;
 
 export interface LanePlanInput {
   lane: {
@@ -71,13 +76,34 @@ export function clearingPoint(entries: readonly LaneEntry[], current: number, ke
   return Math.max(current, useSeqs[useSeqs.length - keep]!);
 }
 
+/**
+ * The lane's entries without the context contextd rendered into its turns (snapshot, retrieved
+ * material, notes): what was said. The token threshold measures this, so a turn carrying a large
+ * retrieved block does not trigger a compaction by itself (its context is cleared instead).
+ */
+export function withoutRenderedContext(
+  entries: readonly LaneEntry[],
+  estimator: TokenEstimator,
+): LaneEntry[] {
+  return entries.map((e) => {
+    if (e.role !== 'user' || !Array.isArray(e.content)) return e;
+    const blocks = (e.content as { type: string; text?: string }[]).filter(
+      (b) => b.type !== 'text' || !renderedContextTag(b.text ?? ''),
+    );
+    if (blocks.length === e.content.length) return e;
+    const content = blocks.length > 0 ? blocks : [{ type: 'text', text: '…' }];
+    return { ...e, content, tokenEstimate: estimator.content(content) };
+  });
+}
+
 /** Why the lane needs compaction (empty: it is under its thresholds). */
-export function laneReasons(input: LanePlanInput, tokens: number): CompactionReason[] {
+export function laneReasons(input: LanePlanInput, tokens: number, saidTokens = tokens): CompactionReason[] {
   const { lane, entries, settings } = input;
   const reasons: CompactionReason[] = [];
   const kept = entries.filter((e) => e.seq >= lane.firstKeptSeq);
   if (kept.length > settings.maxEntries) reasons.push('entries');
-  if (tokens > settings.maxTokens) reasons.push('tokens');
+  if (saidTokens > settings.maxTokens) reasons.push('tokens');
+  if (tokens > VIEW_TOKENS_FACTOR * settings.maxTokens) reasons.push('view');
   if (
     lane.summary !== null &&
     lane.summaryUpdatedAt !== null &&
@@ -96,7 +122,9 @@ export function planLane(input: LanePlanInput): LanePlan {
   const { lane, entries, estimator, settings } = input;
   const turns = [...entries].filter((e) => e.seq >= lane.firstKeptSeq).sort((a, b) => a.seq - b.seq);
   const before = viewTokens(turns, lane.firstKeptSeq, lane.clearedBeforeSeq, estimator);
-  const reasons = laneReasons(input, before);
+  const said = withoutRenderedContext(turns, estimator);
+  const saidTokens = (cleared: number) => viewTokens(said, lane.firstKeptSeq, cleared, estimator);
+  const reasons = laneReasons(input, before, saidTokens(lane.clearedBeforeSeq));
   const plan: LanePlan = {
     steps: [],
     reasons,
@@ -116,14 +144,16 @@ export function planLane(input: LanePlanInput): LanePlan {
   const cleared = clearingPoint(turns, lane.clearedBeforeSeq, settings.keepToolUses);
   const afterClearing = viewTokens(turns, lane.firstKeptSeq, cleared, estimator);
   if (cleared > lane.clearedBeforeSeq) {
-    const clearingSuffices = laneReasons(input, afterClearing).length === 0 && !input.force;
-    if (!cold && !input.budgetForces && clearingSuffices) {
+    const clearingSuffices =
+      laneReasons(input, afterClearing, saidTokens(cleared)).length === 0 && !input.force;
+    const urgent = input.budgetForces || reasons.includes('view');
+    if (!cold && !urgent && clearingSuffices) {
       // Clearing alone would do, but it would cost a cache miss now: wait for a cold cache (or
       // for the budget to force it).
       plan.deferred = 'cache_warm';
       return plan;
     }
-    if (cold || input.budgetForces) {
+    if (cold || urgent) {
       plan.steps.push('clear_tool_results');
       plan.clearedBeforeSeq = cleared;
       plan.afterViewTokens = afterClearing;

@@ -58,7 +58,12 @@ export function renderHistory(input: {
     clearedBeforeSeq: input.clearedBeforeSeq,
   }).map(({ message, seqs }) => {
     const content = message.content as Block[];
-    const cleared = seqs.some((seq) => seq < input.clearedBeforeSeq) && toolResultIds(content).length > 0;
+    // Recounted only when clearing changed the content (a cleared result or turn context).
+    const cleared =
+      seqs.some((seq) => seq < input.clearedBeforeSeq) &&
+      content.some(
+        (b) => b.type === 'tool_result' || (b.type === 'text' && b.text.endsWith('cleared to save context]')),
+      );
     const tokens = cleared
       ? input.estimator.content(content)
       : seqs.reduce((sum, seq) => sum + (stored.get(seq) ?? 0), 0);

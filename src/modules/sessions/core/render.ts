@@ -4,10 +4,11 @@
 //   same-role turn later only extends the bytes of the message before it;
 // - consecutive turns of one role merge into one message;
 // - thinking blocks are stored, never rendered;
-// - tool_result blocks of entries before `clearedBeforeSeq` render as short cleared references;
+// - tool_result blocks and rendered turn context (snapshot, retrieved material, notes) of entries
+//   before `clearedBeforeSeq` render as short cleared references;
 // - the window never starts between a tool_use and its tool_result: a kept tool_result pulls in
 //   the entry holding its tool_use (and halves of pairs missing from the given entries are dropped).
-import { contentBlocks, type ContentBlock } from '../../../shared/content-blocks.js';
+import { contentBlocks, renderedContextTag, type ContentBlock } from '../../../shared/content-blocks.js';
 import { offloadRefIdOf } from './offload.js';
 
 export interface RenderableEntry {
@@ -67,7 +68,7 @@ export function renderMessagesWithSeqs(
       // can still be answered (no user turn after it).
       .filter((b) => b.type !== 'tool_result' || useIds.has(b.tool_use_id))
       .filter((b) => b.type !== 'tool_use' || resultIds.has(b.id) || entry.seq > lastUserSeq)
-      .map((b) => (entry.seq < clearedBefore && b.type === 'tool_result' ? clearedToolResult(b) : b));
+      .map((b) => (entry.seq < clearedBefore ? clearedBlock(b) : b));
     if (blocks.length === 0) continue;
     const last = out[out.length - 1];
     if (last && last.message.role === entry.role) {
@@ -132,7 +133,12 @@ export function clearedToolResultText(content: unknown): string {
     : '[Tool result cleared to save context.]';
 }
 
-function clearedToolResult(block: ContentBlock): ContentBlock {
+/** Before cleared_before_seq: tool results and rendered turn context shrink to short references. */
+function clearedBlock(block: ContentBlock): ContentBlock {
+  if (block.type === 'text') {
+    const tag = renderedContextTag(block.text);
+    return tag ? { type: 'text', text: `[${tag} of this turn cleared to save context]` } : block;
+  }
   if (block.type !== 'tool_result') return block;
   const cleared: ContentBlock = {
     type: 'tool_result',
