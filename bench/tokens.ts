@@ -1,6 +1,6 @@
-// Token estimator benchmark (DESIGN §6.3, issue 3): error per content class and speed of the
+// Token estimator benchmark (docs/design.md §6.3, issue 3): error per content class and speed of the
 // service's estimators against the reference BPE (o200k from gpt-tokenizer), on a mixed corpus
-// built from files on this machine: prose (the design notes, LoCoMo session summaries), chat
+// built from files on this machine: prose (the repository's docs, LoCoMo session summaries), chat
 // (LoCoMo turns, Ubuntu IRC lines), code (Fastify's and contextd's sources), JSON (package
 // manifests, pretty and minified), CJK and other scripts (TypeScript's localized messages),
 // emoji-heavy chat (synthesized). It also refits the per-class coefficients on half of the
@@ -43,10 +43,10 @@ const chunk = (text: string, size: number) => {
 const take = (items: string[]) => items.filter((s) => s.trim().length > 0).slice(0, PER_CLASS);
 
 function corpus(): Record<string, string[]> {
-  const docs = [
-    join(SHARED, 'DESIGN.md'),
-    ...readdirSync(join(SHARED, 'reference')).map((f) => join(SHARED, 'reference', f)),
-  ]
+  // English prose: the repository's own docs.
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(ROOT, 'docs', f))
     .map(read)
     .join('\n\n');
   const paragraphs = docs

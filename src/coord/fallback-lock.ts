@@ -1,5 +1,5 @@
 // Redis first; when a Redis command fails (down, unreachable), the same request is served by
-// Postgres advisory locks. Each fallback is logged and counted (DESIGN §1.6).
+// Postgres advisory locks. Each fallback is logged and counted (docs/design.md §1.6).
 import type { AcquireOptions, LockManager } from './lock.js';
 
 export interface FallbackEvents {

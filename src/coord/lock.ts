@@ -1,6 +1,6 @@
 // The lock contract shared by the Redis, Postgres-advisory and in-process implementations.
 // A lock only saves duplicate work; correctness comes from the fence and the compare-and-set
-// that commits under it (DESIGN §6.9).
+// that commits under it (docs/design.md §6.9).
 
 export interface LockHandle {
   readonly resource: string;

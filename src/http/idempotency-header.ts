@@ -1,4 +1,4 @@
-// The Idempotency-Key request header of write routes (DESIGN §5: every write accepts one).
+// The Idempotency-Key request header of write routes (docs/design.md §5: every write accepts one).
 import { z } from 'zod';
 
 export const idempotencyKeyHeaders = z.looseObject({

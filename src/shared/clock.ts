@@ -1,4 +1,4 @@
-// Injected time and ids: tests and replays control both (DESIGN §1 determinism).
+// Injected time and ids: tests and replays control both (docs/design.md §1 determinism).
 import { v7 as uuidv7 } from 'uuid';
 
 export interface Clock {

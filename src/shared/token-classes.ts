@@ -1,4 +1,4 @@
-// A per-class token estimator (DESIGN §6.3 alternative): one pass over the text counts character
+// A per-class token estimator (docs/design.md §6.3 alternative): one pass over the text counts character
 // classes (ASCII words and letters, digits, spaces, punctuation, newlines, CJK, emoji, other
 // scripts) and a linear model calibrated against o200k turns the counts into tokens. It is much
 // faster than BPE but less exact per message; bench/tokens.ts measures both and refits the

@@ -1,4 +1,4 @@
-// Token estimates, made once at write time and summed at assembly (DESIGN §6.3). The default is
+// Token estimates, made once at write time and summed at assembly (docs/design.md §6.3). The default is
 // a real BPE count (o200k) times a per-model factor: no offline tokenizer matches current Claude
 // models, and chars/4 is badly off on JSON, CJK and code. Callers apply the safety margin where a
 // limit is enforced.

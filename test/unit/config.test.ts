@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 
 describe('parseConfig', () => {
-  it('applies the defaults of DESIGN §7 with no env at all', () => {
+  it('applies the defaults of docs/design.md §7 with no env at all', () => {
     const config = parseConfig({});
     expect(config).toMatchObject({
       PORT: 8080,

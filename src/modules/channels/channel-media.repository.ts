@@ -1,5 +1,5 @@
 // Which channel message references a media artifact: the scope check of `channel_messages` media
-// fetches (DESIGN §6.11), so a tool input reaches only media posted in the session's own channel.
+// fetches (docs/design.md §6.11), so a tool input reaches only media posted in the session's own channel.
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { channelMessages } from '../../db/schema.js';

@@ -1,4 +1,4 @@
-// Channel search for the `channel_context` tool (DESIGN §6.7): full-text candidates from Postgres
+// Channel search for the `channel_context` tool (docs/design.md §6.7): full-text candidates from Postgres
 // (capped, newest first, so latency stays bounded however common a term is), ranked in
 // core/channel-search-rank with recency, thread activity, reactions and the author boost.
 import { intentTerms, rankSearchCandidates } from './core/channel-search-rank.js';

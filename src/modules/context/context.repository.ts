@@ -1,5 +1,5 @@
 // SQL for context assembly: the lane state it reads (the attached-context marker and the pending
-// slot it writes) and the audit log of context calls (DESIGN §6.13).
+// slot it writes) and the audit log of context calls (docs/design.md §6.13).
 import { and, asc, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { contextLog, laneStates } from '../../db/schema.js';

@@ -1,4 +1,4 @@
-// The context call (DESIGN §5 "Context", §6.6): loads what assembly needs in two parallel rounds
+// The context call (docs/design.md §5 "Context", §6.6): loads what assembly needs in two parallel rounds
 // of queries, runs the pure assembleContext (again with the channel context, read only then, when
 // truncation left out the turn that carried it), and — unless dry_run — appends the rendered user
 // turn through the transcript service with the audit row, the lane's attached-context marker, the
@@ -131,7 +131,7 @@ function channelContextInput(
   };
 }
 
-/** Scope keys of memories visible to a session (DESIGN §4 memories.scope / scope_key). */
+/** Scope keys of memories visible to a session (docs/design.md §4 memories.scope / scope_key). */
 export function visibleMemoryScopes(session: SessionRow): Set<string> {
   const out = new Set<string>(['tenant:']);
   if (session.platform && session.channelId) out.add(`channel:${session.platform}:${session.channelId}`);

@@ -1,4 +1,4 @@
-// /v1/sessions/{id}/lanes/{lane}/pending-slot: the question a lane is waiting on (DESIGN §6.10).
+// /v1/sessions/{id}/lanes/{lane}/pending-slot: the question a lane is waiting on (docs/design.md §6.10).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { pendingSlotSchema } from './core/pending-slot.js';

@@ -1,4 +1,4 @@
-// Lane state the client writes (DESIGN §6.10): a lane's pending slot, set when the agent asks a
+// Lane state the client writes (docs/design.md §6.10): a lane's pending slot, set when the agent asks a
 // question and waits for the answer, withdrawn with DELETE, consumed by the context call whose
 // message matches it (context.service.ts).
 import type { Clock } from '../../shared/clock.js';

@@ -1,4 +1,4 @@
-// Starts the retention job (DESIGN §6.13) on an interval once the app is ready and stops it on
+// Starts the retention job (docs/design.md §6.13) on an interval once the app is ready and stops it on
 // close. Every instance ticks; the job's lock lets one of them run at a time.
 import type { FastifyInstance } from 'fastify';
 import { RETENTION_INTERVAL_MS, type RetentionService } from './retention.service.js';

@@ -1,4 +1,4 @@
-// Retention deletes (DESIGN §6.13), each in bounded batches so no statement holds locks for long.
+// Retention deletes (docs/design.md §6.13), each in bounded batches so no statement holds locks for long.
 // Every method deletes at most `batch` rows and returns how many it deleted; the service loops.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';

@@ -1,4 +1,4 @@
-// The retention job (DESIGN §6.13): per tenant with a retention period, deletes channel messages,
+// The retention job (docs/design.md §6.13): per tenant with a retention period, deletes channel messages,
 // transcript entries, chunks, idle sessions, derived memories and orphan blobs older than it; for
 // everyone, expired memories, orphan chunks, ingest dedupe keys older than
 // INGEST_DEDUPE_WINDOW_MS and Idempotency-Key replies older than IDEMPOTENCY_TTL_MS. Safe to start on every instance: one run at a time wins the

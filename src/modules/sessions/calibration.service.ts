@@ -1,4 +1,4 @@
-// Usage calibration metrics (DESIGN §6.3): reported vs estimated input tokens and cache reads,
+// Usage calibration metrics (docs/design.md §6.3): reported vs estimated input tokens and cache reads,
 // per tenant and model, as Prometheus counters (ratios are computed in the query:
 // reported/estimated, cache_read/reported). The per-session sums live in sessions.calibration.
 import { Counter, Histogram, type Registry } from 'prom-client';

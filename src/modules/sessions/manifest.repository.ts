@@ -1,4 +1,4 @@
-// Attachment manifest (DESIGN §6.11): which media were already put into a session's conversation.
+// Attachment manifest (docs/design.md §6.11): which media were already put into a session's conversation.
 import { and, asc, eq, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { attachmentManifest } from '../../db/schema.js';

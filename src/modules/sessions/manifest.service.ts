@@ -1,4 +1,4 @@
-// Attachment manifest (DESIGN §6.11): which media a session's conversation already holds, so
+// Attachment manifest (docs/design.md §6.11): which media a session's conversation already holds, so
 // assembly attaches each artifact (or the same bytes under another id) once.
 import type { Executor } from '../../db/client.js';
 import type { ManifestRepository, ManifestRow } from './manifest.repository.js';

@@ -1,4 +1,4 @@
-// Tool-result offloading (DESIGN §6.8): big text results become blobs of the session and the
+// Tool-result offloading (docs/design.md §6.8): big text results become blobs of the session and the
 // transcript keeps a reference; readResult serves the `read_result` agent tool, which reads only
 // blobs the session may see.
 import { createHash } from 'node:crypto';
@@ -46,7 +46,7 @@ export function createOffloadService(deps: {
   const { blobs, ids } = deps;
 
   /**
-   * What a session may read (DESIGN §1.4: a tool input never reaches another channel): its own
+   * What a session may read (docs/design.md §1.4: a tool input never reaches another channel): its own
    * blobs, results its transcript references (per-tenant SHA-256 dedupe may have stored the
    * bytes under another session), and media of a live message in its own channel.
    */

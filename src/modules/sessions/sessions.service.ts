@@ -1,4 +1,4 @@
-// Sessions: get-or-create by key with freshness (DESIGN §6.1), reset, list, hard delete.
+// Sessions: get-or-create by key with freshness (docs/design.md §6.1), reset, list, hard delete.
 // At most one live session per key, across instances: the partial unique index decides races and
 // the loser re-reads the winner.
 import type { Clock, IdGenerator } from '../../shared/clock.js';

@@ -1,4 +1,4 @@
-// Built-in agent tools (DESIGN §6.7): definitions in the Messages API `tools` shape. Names obey
+// Built-in agent tools (docs/design.md §6.7): definitions in the Messages API `tools` shape. Names obey
 // ^[a-zA-Z0-9_-]{1,64}$ (the API forbids dots). The channel and lane a tool acts in always come
 // from the session, never from the tool input, so no schema here has a channel or lane field.
 import type Anthropic from '@anthropic-ai/sdk';

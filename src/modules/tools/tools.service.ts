@@ -1,4 +1,4 @@
-// Agent tools (DESIGN §6.7): the built-in definitions for a session and running one. Every tool
+// Agent tools (docs/design.md §6.7): the built-in definitions for a session and running one. Every tool
 // acts inside the session's tenant, channel and lane, taken from the session row; the inputs
 // have no channel or lane field (unknown fields are a 400), so an input cannot reach elsewhere.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Channel search ranking (`channel_context`, DESIGN §6.7): intent → terms, then a score from text
+// Channel search ranking (`channel_context`, docs/design.md §6.7): intent → terms, then a score from text
 // relevance, term coverage, recency, thread activity, reactions and an author boost. Pure and
 // deterministic: "now" is passed in (the anchor's time in assembly).
 import type { MessageState } from './ingest-apply.js';

@@ -1,4 +1,4 @@
-// Lanes (DESIGN §6.2): the deterministic conversation lane of a channel message, first match wins:
+// Lanes (docs/design.md §6.2): the deterministic conversation lane of a channel message, first match wins:
 // forum topic / Discord thread → Slack thread → reply chain (rooted at its first stored message)
 // → the channel's root lane.
 

@@ -1,4 +1,4 @@
-// ChannelSnapshot (DESIGN §6.4): the anchor message in full plus a compact window of the
+// ChannelSnapshot (docs/design.md §6.4): the anchor message in full plus a compact window of the
 // top-level messages before it. Pure: everything time-relative is relative to the anchor.
 import type { MediaRefInput } from './channel-events.js';
 import type { MessageState } from './ingest-apply.js';

@@ -1,4 +1,4 @@
-// Context assembly (DESIGN §6.6): plain data in, the Messages API payload out, with the budget
+// Context assembly (docs/design.md §6.6): plain data in, the Messages API payload out, with the budget
 // report, what context was used, media attachments, deferred tools, notes and cache breakpoints.
 // Pure and deterministic: the same input gives the same bytes; "now" is the anchor message's time.
 import type Anthropic from '@anthropic-ai/sdk';
@@ -732,7 +732,7 @@ interface TurnContext {
 /**
  * Snapshot → thread → quoted reply → media, each whole or left out with a note (media reference
  * lines always go in). With `recovery`, the channel context is re-attached and so are the
- * thread's media the manifest lists but no sent turn carries (DESIGN §6.9's post-compaction
+ * thread's media the manifest lists but no sent turn carries (docs/design.md §6.9's post-compaction
  * recovery, for truncation); they are not recorded in the manifest again.
  */
 function fitTurnContext(params: {

@@ -1,4 +1,4 @@
-// The context budget (DESIGN §6.6): effective window, per-component usage, the state that drives
+// The context budget (docs/design.md §6.6): effective window, per-component usage, the state that drives
 // compaction, and the two limits assembly enforces (the model window and `max_context_tokens`).
 //
 // Safety margin (§6.3): our estimates are BPE counts times a model factor, not the provider's

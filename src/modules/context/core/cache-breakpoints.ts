@@ -1,4 +1,4 @@
-// Prompt-cache breakpoints (DESIGN §6.6): at most 4 — end of the last cacheable system block, end
+// Prompt-cache breakpoints (docs/design.md §6.6): at most 4 — end of the last cacheable system block, end
 // of the lane summary, end of the previous turn, end of this turn. Without a cacheable system
 // block the first breakpoint goes on the last tool, so tools are still cached. Blocks are copied
 // before they are marked, so stored content (and the caller's input) is never mutated.

@@ -1,4 +1,4 @@
-// The channel-context guide (DESIGN §6.6 step 2): a fixed system block, present only when the
+// The channel-context guide (docs/design.md §6.6 step 2): a fixed system block, present only when the
 // session uses structured channel context. Static text, so it sits in the cached system prefix.
 
 export const CHANNEL_GUIDE_NAME = 'channel_context_guide';

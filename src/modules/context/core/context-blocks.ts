@@ -1,4 +1,4 @@
-// Renders untrusted material (DESIGN §6.12b) into labelled, delimited text blocks: a header line
+// Renders untrusted material (docs/design.md §6.12b) into labelled, delimited text blocks: a header line
 // saying where it came from and that it is data, then JSON with "<" escaped so no stored text can
 // close the delimiter or open a tag of its own.
 

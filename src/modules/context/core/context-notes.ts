@@ -1,4 +1,4 @@
-// Context notes for the model (DESIGN §6.6 step 4): usage over 80%, a memory-flush hint the
+// Context notes for the model (docs/design.md §6.6 step 4): usage over 80%, a memory-flush hint the
 // first turn usage crosses 50%, 75% or 90% of the effective window, and context recovery.
 
 export const USAGE_NOTE_SHARE = 0.8;
@@ -33,7 +33,7 @@ export function memoryFlushNote(previous: number | null, current: number): strin
 
 /**
  * Said when this turn re-attaches channel context because the turn that carried it was left out
- * to fit the budget (DESIGN §6.9's post-compaction recovery note, for truncation). Null when
+ * to fit the budget (docs/design.md §6.9's post-compaction recovery note, for truncation). Null when
  * nothing was re-attached.
  */
 export function truncationRecoveryNote(parts: {

@@ -1,5 +1,5 @@
 // This turn's user message: the rules it must obey against the history (role and tool pairing),
-// and the labelled context blocks rendered after the user's own content (DESIGN §6.6 step 4).
+// and the labelled context blocks rendered after the user's own content (docs/design.md §6.6 step 4).
 import type Anthropic from '@anthropic-ai/sdk';
 import { unprocessable } from '../../../shared/errors.js';
 import {

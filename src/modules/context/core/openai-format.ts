@@ -1,4 +1,4 @@
-// The assembled payload in OpenAI chat-completions form (DESIGN §6.6 "OpenAI chat as an option").
+// The assembled payload in OpenAI chat-completions form (docs/design.md §6.6 "OpenAI chat as an option").
 // Same content and order; cache_control markers are dropped (OpenAI caches prefixes on its own),
 // tool_use becomes tool_calls and each tool_result a `tool` message.
 import type Anthropic from '@anthropic-ai/sdk';

@@ -1,4 +1,4 @@
-// Pending slots (DESIGN §6.10): a question the agent asked and is waiting on. The slot is applied
+// Pending slots (docs/design.md §6.10): a question the agent asked and is waiting on. The slot is applied
 // only when the new message matches its expected type, so it cannot hijack an unrelated request.
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// Transcript chunks (DESIGN §4): searchable turn pairs of one lane, at most ~2,000 characters, each
+// Transcript chunks (docs/design.md §4): searchable turn pairs of one lane, at most ~2,000 characters, each
 // turn on its own line with the speaker and time. Pure: the chunks service loads a lane's recent
 // entries and stores what this returns.
 

@@ -1,4 +1,4 @@
-// Secret redaction (DESIGN §6.12): a pure function applied before anything is stored as a memory
+// Secret redaction (docs/design.md §6.12): a pure function applied before anything is stored as a memory
 // or summarized. Each match becomes `[REDACTED:kind]`; the counts say what was found.
 
 export type RedactionKind =

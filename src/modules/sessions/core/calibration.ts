@@ -1,4 +1,4 @@
-// Usage calibration (DESIGN §6.3): per session and model, how far our input estimates are from
+// Usage calibration (docs/design.md §6.3): per session and model, how far our input estimates are from
 // what the provider reported, and how much of the input was read from the prompt cache. Pure.
 import type { UsageCalibration } from '../../../db/schema.js';
 

@@ -1,4 +1,4 @@
-// The lane's history as the model sees it (DESIGN §6.6 step 3): stored entries from first_kept_seq
+// The lane's history as the model sees it (docs/design.md §6.6 step 3): stored entries from first_kept_seq
 // rendered as Messages API turns — thinking blocks dropped, tool results before cleared_before_seq
 // replaced by a cleared reference — grouped into units that never split a tool_use from its
 // tool_result, so the oldest units can be dropped when the payload is over budget.
@@ -42,7 +42,7 @@ export function toolResultIds(blocks: readonly Block[]): string[] {
 }
 
 /**
- * Renders the kept entries of a lane with the transcript renderer (src/core/render.ts, shared
+ * Renders the kept entries of a lane with the transcript renderer (render.ts beside it, shared
  * with compaction), and attaches token counts: the stored estimates of the merged entries, or a
  * fresh count when cleared tool results changed the content.
  */

@@ -1,4 +1,4 @@
-// Tool-result offloading (DESIGN §6.8): when a result is too big to keep inline, and the exact
+// Tool-result offloading (docs/design.md §6.8): when a result is too big to keep inline, and the exact
 // reference text the transcript keeps instead. Pure.
 
 export const OFFLOAD_PREVIEW_CHARS = 200;

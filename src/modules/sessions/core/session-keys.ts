@@ -1,4 +1,4 @@
-// Session keys (DESIGN §6.1) and freshness: which session a turn belongs to, and when it is stale.
+// Session keys (docs/design.md §6.1) and freshness: which session a turn belongs to, and when it is stale.
 import { badRequest } from '../../../shared/errors.js';
 
 export interface SessionKeyParts {

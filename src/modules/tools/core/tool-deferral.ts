@@ -1,4 +1,4 @@
-// Tool deferral (DESIGN §6.7): when tool descriptions take more than TOOL_DEFERRAL_SHARE of the
+// Tool deferral (docs/design.md §6.7): when tool descriptions take more than TOOL_DEFERRAL_SHARE of the
 // effective window, hold some back — MCP tools first, then skill tools, least recently used first
 // within a kind; built-ins (contextd's and the caller's `builtin` ones) never. `tool_search` finds
 // deferred tools and promotes them for the next turn; promoted tools are not deferred that turn.
