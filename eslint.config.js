@@ -16,4 +16,88 @@ export default tseslint.config(
     files: ['scripts/**', 'bench/**'],
     rules: { 'no-console': 'off' },
   },
+  // Boundaries (docs/architecture.md): SQL only in repositories and src/db; routes never reach a
+  // repository; core/ and src/shared/ are pure (no database, locks, services, HTTP or clients).
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.repository.ts', 'src/db/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'drizzle-orm', message: 'SQL belongs in a *.repository.ts', allowTypeImports: true },
+            { name: 'postgres', message: 'SQL belongs in a *.repository.ts', allowTypeImports: true },
+          ],
+          patterns: [
+            {
+              group: ['**/db/schema.js'],
+              message: 'tables are queried in a *.repository.ts',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.routes.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['drizzle-orm', 'postgres'].map((name) => ({
+            name,
+            message: 'routes call services',
+            allowTypeImports: true,
+          })),
+          patterns: [
+            {
+              group: ['**/*.repository.js'],
+              message: 'routes call services, not repositories',
+              allowTypeImports: true,
+            },
+            { group: ['**/db/schema.js'], message: 'routes call services', allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/modules/*/core/**/*.ts', 'src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['fastify', 'ioredis', 'postgres', 'pg-boss', 'drizzle-orm', '@electric-sql/pglite'].map(
+            (name) => ({
+              name,
+              message: 'core/ and shared/ are pure: no I/O',
+              allowTypeImports: true,
+            }),
+          ),
+          patterns: [
+            {
+              group: [
+                '**/db/*',
+                '**/coord/*',
+                '**/http/*',
+                '**/*.service.js',
+                '**/*.repository.js',
+                '**/*.routes.js',
+                '**/*.module.js',
+              ],
+              message: 'core/ and shared/ are pure: no I/O',
+              allowTypeImports: true,
+            },
+            {
+              group: ['@anthropic-ai/sdk'],
+              message: 'core/ and shared/ are pure: no clients',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { notifyLost, retryUntil, LockLostError, type LockHandle, type LockManager } from './lock.js';
+import { pgLockSql } from './pg-lock.repository.js';
 
 const HEALTH_CHECK_MS = 5_000;
 
@@ -17,22 +18,16 @@ export function createPgLockManager(sql: postgres.Sql): LockManager {
     const conn = await sql.reserve();
     let locked = false;
     try {
-      const [row] = await conn<{ ok: boolean }[]>`
-        select pg_try_advisory_lock(hashtextextended(${resource}, 0)) as ok`;
-      locked = Boolean(row?.ok);
+      locked = await pgLockSql.tryLock(conn, resource);
       if (!locked) {
         conn.release();
         return null;
       }
-      const [fenceRow] = await conn<{ fence: string }[]>`
-        insert into lock_fences (resource, fence) values (${resource}, 1)
-        on conflict (resource) do update set fence = lock_fences.fence + 1
-        returning fence`;
-      const fence = Number(fenceRow?.fence);
+      const fence = await pgLockSql.nextFence(conn, resource);
       const controller = new AbortController();
       let released = false;
       const timer = setInterval(() => {
-        conn`select 1`.catch((error: Error) => {
+        pgLockSql.ping(conn).catch((error: Error) => {
           if (released) return;
           clearInterval(timer);
           const lost = new LockLostError(resource, `connection lost: ${error.message}`);
@@ -46,13 +41,13 @@ export function createPgLockManager(sql: postgres.Sql): LockManager {
         released = true;
         clearInterval(timer);
         active.delete(release);
-        await conn`select pg_advisory_unlock(hashtextextended(${resource}, 0))`.catch(() => {});
+        await pgLockSql.unlock(conn, resource).catch(() => {});
         conn.release();
       };
       active.add(release);
       return { resource, token: randomUUID(), fence, signal: controller.signal, release };
     } catch (error) {
-      if (locked) await conn`select pg_advisory_unlock(hashtextextended(${resource}, 0))`.catch(() => {});
+      if (locked) await pgLockSql.unlock(conn, resource).catch(() => {});
       conn.release();
       throw error;
     }

@@ -42,3 +42,11 @@ export async function appliedMigrationCount(database: Database): Promise<number 
     return null;
   }
 }
+
+/** Whether the database answers (readiness). */
+export async function pingDatabase(database: Database): Promise<boolean> {
+  return database.db
+    .execute(sql`select 1`)
+    .then(() => true)
+    .catch(() => false);
+}

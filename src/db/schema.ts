@@ -15,6 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { memoryScopes, memoryTypes } from '../modules/memory/core/memories.js';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
@@ -274,16 +275,7 @@ export const laneStates = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.sessionId, t.laneKey] })],
 );
 
-export const memoryScopes = ['tenant', 'channel', 'user', 'session'] as const;
-export const memoryTypes = [
-  'fact',
-  'preference',
-  'outcome',
-  'event',
-  'lane_summary',
-  'session_summary',
-  'thread_state',
-] as const;
+export { memoryScopes, memoryTypes };
 
 export const memories = pgTable(
   'memories',

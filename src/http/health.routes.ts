@@ -1,11 +1,10 @@
 // /healthz (the process answers) and /readyz (Postgres, Redis and migrations; 503 while draining).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { appliedMigrationCount, MIGRATIONS_FOLDER } from '../db/migrate.js';
+import { appliedMigrationCount, MIGRATIONS_FOLDER, pingDatabase } from '../db/migrate.js';
 
 const checkState = z.enum(['ok', 'down', 'disabled']);
 const readyReply = z.object({
@@ -54,10 +53,7 @@ export function healthRoutes(deps: AppDeps, lifecycle: Lifecycle): FastifyPlugin
         },
       },
       async (_request, reply) => {
-        const postgres = await deps.database.db
-          .execute(sql`select 1`)
-          .then(() => 'ok' as const)
-          .catch(() => 'down' as const);
+        const postgres = (await pingDatabase(deps.database)) ? ('ok' as const) : ('down' as const);
         const applied = postgres === 'ok' ? await appliedMigrationCount(deps.database) : null;
         const migrations = applied === null ? 'down' : applied >= expected ? 'ok' : 'pending';
         const redis = !deps.redis

@@ -1,10 +1,9 @@
 // Idempotency-Key for writes: the first reply is stored with a hash of the request; a retry with
 // the same key and body gets that reply again, the same key with another body is a 409.
 import { createHash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { idempotencyRecords } from '../../db/schema.js';
 import { AppError, conflict } from '../../shared/errors.js';
+import { createIdempotencyRepository } from './idempotency.repository.js';
 
 export function requestHash(value: unknown): string {
   return createHash('sha256').update(stableStringify(value)).digest('hex');
@@ -30,6 +29,7 @@ export interface IdempotentResult<T> {
 export type RecordReply<T> = (result: { statusCode: number; body: T }, tx?: Executor) => Promise<void>;
 
 export function createIdempotencyService(db: Executor) {
+  const records = createIdempotencyRepository(db);
   async function runRecorded<T>(
     params: { tenantId: string; scope: string; key: string | undefined; request: unknown },
     work: (record: RecordReply<T>) => Promise<{ statusCode: number; body: T }>,
@@ -38,17 +38,7 @@ export function createIdempotencyService(db: Executor) {
     if (!key) return { ...(await work(async () => {})), replayed: false };
     const hash = requestHash(params.request);
     const lookup = async () => {
-      const [row] = await db
-        .select()
-        .from(idempotencyRecords)
-        .where(
-          and(
-            eq(idempotencyRecords.tenantId, tenantId),
-            eq(idempotencyRecords.scope, scope),
-            eq(idempotencyRecords.key, key),
-          ),
-        )
-        .limit(1);
+      const row = await records.find({ tenantId, scope, key });
       if (!row) return null;
       if (row.requestHash !== hash) {
         throw conflict(
@@ -66,14 +56,17 @@ export function createIdempotencyService(db: Executor) {
     let recorded = false;
     try {
       const result = await work(async (out, tx = db) => {
-        await tx.insert(idempotencyRecords).values({
-          tenantId,
-          scope,
-          key,
-          requestHash: hash,
-          statusCode: out.statusCode,
-          response: out.body as unknown,
-        });
+        await records.insert(
+          {
+            tenantId,
+            scope,
+            key,
+            requestHash: hash,
+            statusCode: out.statusCode,
+            response: out.body as unknown,
+          },
+          tx,
+        );
         recorded = true;
       });
       if (!recorded)

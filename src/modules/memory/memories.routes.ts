@@ -2,7 +2,7 @@
 // memories, transcript chunks and channel messages.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { memoryScopes, memoryTypes } from '../../db/schema.js';
+import { memoryScopes, memoryTypes } from './core/memories.js';
 import { DEFAULT_MAX_RESULTS, MAX_MAX_RESULTS } from './memory-search.service.js';
 import type { Services } from '../services.js';
 import type { AppDeps } from '../../deps.js';

@@ -22,3 +22,15 @@ export function normalizeMemoryText(text: string): string {
 export function memoryTextKey(text: string): string {
   return createHash('sha256').update(normalizeMemoryText(text)).digest('hex');
 }
+
+/** Who a memory belongs to (scope_key names the tenant, channel, user or session key). */
+export const memoryScopes = ['tenant', 'channel', 'user', 'session'] as const;
+export const memoryTypes = [
+  'fact',
+  'preference',
+  'outcome',
+  'event',
+  'lane_summary',
+  'session_summary',
+  'thread_state',
+] as const;

@@ -1,0 +1,60 @@
+// The layout's rules are enforced by `npm run check` (eslint.config.js): these lint sample files
+// placed where they would break a rule, so a rule that stops firing fails here.
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint();
+async function restricted(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('module boundaries', () => {
+  it('core/ and shared/ import no I/O', async () => {
+    expect(
+      await restricted(
+        'src/modules/context/core/x.ts',
+        "import { sql } from 'drizzle-orm';\nexport const a = sql;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'src/shared/x.ts',
+        "import { createTranscriptRepository } from '../modules/sessions/transcript.repository.js';\nexport const a = createTranscriptRepository;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'src/modules/memory/core/x.ts',
+        "import Fastify from 'fastify';\nexport const a = Fastify;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'src/modules/memory/core/x.ts',
+        "import type { Db } from '../../../db/client.js';\nexport type A = Db;\n",
+      ),
+    ).toHaveLength(0);
+  });
+
+  it('routes never import a repository, and SQL stays in repositories', async () => {
+    expect(
+      await restricted(
+        'src/modules/sessions/x.routes.ts',
+        "import { createSessionsRepository } from './sessions.repository.js';\nexport const a = createSessionsRepository;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'src/modules/sessions/x.service.ts',
+        "import { sql } from 'drizzle-orm';\nexport const a = sql;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'src/modules/sessions/x.repository.ts',
+        "import { sql } from 'drizzle-orm';\nexport const a = sql;\n",
+      ),
+    ).toHaveLength(0);
+  });
+});
