@@ -3,7 +3,8 @@
 import type { CompactionScheduler } from '../compaction/compaction.scheduler.js';
 import type { CompactResult, CompactionService } from '../compaction/compaction.service.js';
 import type { CompactionSettings } from '../compaction/core/types.js';
-import type { CompactionMode } from './core/assemble.js';
+import type { AssembleResult, CompactionMode } from './core/assemble.js';
+import { budgetState, type BudgetLimits } from './core/budget.js';
 
 /** A compaction this call ran before assembling again: its result, or why it could not run. */
 export interface CompactionRun {
@@ -89,5 +90,68 @@ export function createContextCompaction(deps: {
       }
       return null;
     },
+  };
+}
+
+/**
+ * What this call needs of compaction. The pressure is what the lane's whole view would take: older
+ * entries the payload had to leave out count, so truncation does not hide that the lane needs
+ * compacting. Now: blocked (`sync` also at should_compact), never on a dry run or a second pass.
+ * In the background: should_compact, blocked, or entries left out.
+ */
+export function compactionNeed(params: {
+  mode: CompactionMode;
+  dryRun: boolean;
+  alreadyCompacted: boolean;
+  result: AssembleResult;
+  /** The lane's turns in view (history_turns applied), with their stored estimates. */
+  turns: readonly { seq: number; tokenEstimate: number }[];
+  limits: Pick<BudgetLimits, 'compactTrigger' | 'hardBlock'>;
+}) {
+  const { budget, context } = params.result;
+  const firstSent = context.lane.first_sent_seq ?? Number.POSITIVE_INFINITY;
+  const droppedTokens = params.turns
+    .filter((e) => e.seq < firstSent)
+    .reduce((sum, e) => sum + e.tokenEstimate, 0);
+  const multiplier = budget.used > 0 ? budget.used_with_margin / budget.used : 1;
+  const state =
+    budget.effective_window > 0
+      ? budgetState(
+          (budget.used_with_margin + droppedTokens * multiplier) / budget.effective_window,
+          params.limits,
+        )
+      : budget.state;
+  const active = params.mode !== 'never' && !params.dryRun;
+  return {
+    state,
+    now:
+      active &&
+      !params.alreadyCompacted &&
+      (state === 'blocked' || (params.mode === 'sync' && state === 'should_compact')),
+    schedule:
+      active && (state === 'should_compact' || state === 'blocked' || context.lane.dropped_entries > 0),
+  };
+}
+
+/** The reply's `compaction` for what this call did. */
+export function reportCompaction(params: {
+  mode: CompactionMode;
+  available: boolean;
+  compacted: CompactResult | null;
+  droppedEntries: number;
+  scheduled: string | null;
+}): CompactionReport {
+  return {
+    mode: params.mode,
+    available: params.available,
+    action: params.compacted
+      ? 'compacted'
+      : params.droppedEntries > 0
+        ? 'truncated'
+        : params.scheduled !== null
+          ? 'scheduled'
+          : 'none',
+    job_id: params.scheduled,
+    result: params.compacted,
   };
 }

@@ -78,3 +78,21 @@ export function plainText(blocks: readonly Block[]): string {
     .filter(Boolean)
     .join('\n');
 }
+
+/** A source message must be one of the session's own channel (its row is read beside the session). */
+export function checkAnchorSource(
+  session: { platform: string | null; channelId: string | null },
+  source: { platform: string; channel_id: string } | undefined,
+) {
+  if (!source) return;
+  if (source.platform !== session.platform || source.channel_id !== session.channelId) {
+    throw unprocessable(
+      'context.message_outside_session_channel',
+      "message.source must be a message of the session's own channel",
+      {
+        path: 'message.source',
+        session_channel: session.channelId ? `${session.platform}:${session.channelId}` : null,
+      },
+    );
+  }
+}

@@ -1,0 +1,112 @@
+// Step 4 of the context call (unless dry_run): the rendered user turn appended with, in the same
+// transaction, the audit row (payload hash, budget, lane version), the manifest rows of attached
+// media, the lane's attached-context marker and the consumed pending slot.
+import type { Executor } from '../../db/client.js';
+import type { ContentBlock } from '../../shared/content-blocks.js';
+import { conflict } from '../../shared/errors.js';
+import type { SessionRow } from '../sessions/sessions.repository.js';
+import type { ManifestService } from '../sessions/manifest.service.js';
+import type { TranscriptService } from '../sessions/transcript.service.js';
+import type { DeferredTool } from '../tools/core/tool-deferral.js';
+import type { AssembleResult } from './core/assemble.js';
+import type { ContextRepository } from './context.repository.js';
+import type { ContextRequest } from './context.types.js';
+
+export function recordTurn(
+  deps: {
+    transcript: Pick<TranscriptService, 'appendTurns'>;
+    manifest: Pick<ManifestService, 'record'>;
+    context: ContextRepository;
+  },
+  params: {
+    tenantId: string;
+    sessionId: string;
+    request: ContextRequest;
+    result: AssembleResult;
+    session: SessionRow;
+    lane: { version: number; summaryVersion: number };
+    laneKey: string;
+    sha: string;
+    model: string;
+    now: Date;
+    deferredTools: (DeferredTool & { input_schema?: unknown })[];
+    /** Runs last in the transaction with the turn's seq (the Idempotency-Key record). */
+    onCommit: (tx: Executor, seq: number) => Promise<void>;
+  },
+) {
+  const { context } = deps;
+  const { tenantId, sessionId, request, result, session, lane, laneKey, sha, model, now } = params;
+  return deps.transcript.appendTurns({
+    tenantId,
+    sessionId,
+    turns: [
+      {
+        role: 'user',
+        content: result.userTurn.content as ContentBlock[],
+        lane_key: laneKey,
+        ...(request.message.author ? { author: request.message.author } : {}),
+        ...(request.message.time ? { time: request.message.time } : {}),
+        ...(request.message.source ? { source: { ...request.message.source } } : {}),
+      },
+    ],
+    notify: false,
+    onAppended: async (tx, { entries: written }) => {
+      const seq = written[0]!.seq;
+      // Assembly read the session at nextSeq; a turn appended since means this payload
+      // would not contain it: refuse rather than log a payload the transcript contradicts.
+      if (seq !== session.nextSeq) {
+        throw conflict(
+          'context.concurrent_turn',
+          'another turn was appended while this context was assembled; retry',
+          {
+            expected_seq: session.nextSeq,
+            actual_seq: seq,
+          },
+        );
+      }
+      await context.insertLog(
+        {
+          tenantId,
+          sessionId,
+          turnSeq: seq,
+          laneKey,
+          laneVersion: lane.version,
+          payloadSha256: sha,
+          budget: { ...result.budget, deferred_tools: params.deferredTools },
+          model,
+          createdAt: now,
+        },
+        tx,
+      );
+      for (const a of result.attachments) {
+        if (a.disposition !== 'attached') continue;
+        await deps.manifest.record(
+          {
+            tenantId,
+            sessionId,
+            artifactId: a.artifact_id,
+            contentHash: a.sha256,
+            displayName: a.display_name,
+            mediaType: a.media_type,
+            sourceMessageId: a.source_message_id,
+            sourceThreadId: a.source_thread_id,
+            includedAtTurn: seq,
+          },
+          tx,
+        );
+      }
+      if (result.context.snapshot === 'attached') {
+        await context.markContextAttached(
+          { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, seq, at: now },
+          tx,
+        );
+      }
+      // The slot this turn answered is consumed, so the next turn does not see it again;
+      // only at the version assembly read, so a slot set meanwhile stays pending.
+      if (result.context.pending_slot) {
+        await context.clearPendingSlot({ tenantId, sessionId, laneKey, at: now, version: lane.version }, tx);
+      }
+      await params.onCommit(tx, seq);
+    },
+  });
+}

@@ -1,0 +1,127 @@
+// The context call's request and reply as the service sees them, the audit row's budget, the
+// anchor's channel context as assembly takes it, and the view of a context_log row.
+import { createHash } from 'node:crypto';
+import type Anthropic from '@anthropic-ai/sdk';
+
+import { type AssembleResult, type ChannelContextInput, type CompactionMode } from './core/assemble.js';
+import { type BudgetReport } from './core/budget.js';
+
+import type { TurnContent } from '../../shared/content-blocks.js';
+
+import { type OpenAIChatPayload } from './core/openai-format.js';
+
+import type { ChannelSnapshot } from '../channels/core/snapshot.js';
+import type { ThreadContext } from '../channels/core/thread-budget.js';
+
+import { type CallerTool, type DeferredTool } from '../tools/core/tool-deferral.js';
+
+import type { ContextLogRow, LaneStateRow } from './context.repository.js';
+import type { SessionRow } from '../sessions/sessions.repository.js';
+
+import type { CompactionReport } from './context.compaction.js';
+
+export type OutputFormat = 'anthropic' | 'openai';
+
+export interface ContextRequest {
+  message: {
+    content: TurnContent;
+    /** The channel message this turn is (its anchor): must be in the session's channel. */
+    source?: { platform: string; channel_id: string; message_id: string };
+    lane_key?: string;
+    author?: { id?: string; name?: string };
+    time?: string;
+  };
+  model?: string;
+  budget?: { total?: number; max_output_tokens?: number; max_context_tokens?: number };
+  system?: { name: string; text: string; cacheable?: boolean }[];
+  agent_id?: string;
+  tools?: CallerTool[];
+  include?: {
+    snapshot?: boolean;
+    thread?: boolean;
+    memories?: boolean;
+    channel_search?: boolean;
+    lane_summaries?: boolean;
+    media?: 'none' | 'thread';
+  };
+  compaction?: CompactionMode;
+  /** At most this many of the lane's latest turns are sent (a view that never splits a tool pair). */
+  history_turns?: number;
+  dry_run?: boolean;
+  format?: OutputFormat;
+}
+
+export interface ContextReply {
+  payload: Anthropic.MessageCreateParamsNonStreaming | OpenAIChatPayload;
+  format: OutputFormat;
+  budget: BudgetReport;
+  compaction: CompactionReport;
+  context: AssembleResult['context'];
+  attachments: AssembleResult['attachments'];
+  deferred_tools: DeferredTool[];
+  notes: string[];
+  cache: AssembleResult['cache'];
+  /** Seq of the appended user turn; null on a dry run. */
+  turn_seq: number | null;
+  payload_sha256: string;
+  dry_run: boolean;
+}
+
+/** What a context_log row's budget column holds besides the report. */
+export interface LoggedBudget extends BudgetReport {
+  deferred_tools?: (DeferredTool & { input_schema?: unknown })[];
+}
+
+export function payloadSha256(payload: unknown): string {
+  return createHash('sha256').update(JSON.stringify(payload)).digest('hex');
+}
+
+/** The anchor's snapshot and thread as assembly takes them, with the message ids they show. */
+export function channelContextInput(
+  session: SessionRow,
+  loaded: { snapshot: ChannelSnapshot; thread: ThreadContext | null },
+  include: NonNullable<ContextRequest['include']>,
+): ChannelContextInput {
+  const thread = include.thread === false ? null : loaded.thread;
+  return {
+    platform: session.platform!,
+    channelId: session.channelId!,
+    channelName: loaded.snapshot.channel.name || null,
+    snapshot: loaded.snapshot,
+    thread,
+    snapshotMessageIds: loaded.snapshot.adjacent.map((m) => m.message_id),
+    threadMessageIds: thread ? [thread.root.message_id, ...thread.replies.map((r) => r.message_id)] : [],
+  };
+}
+
+export function contextLogView(row: ContextLogRow) {
+  const { deferred_tools: deferred, ...budget } = row.budget as unknown as LoggedBudget;
+  return {
+    turn_seq: row.turnSeq,
+    lane_key: row.laneKey,
+    lane_version: row.laneVersion,
+    payload_sha256: row.payloadSha256,
+    model: row.model,
+    budget,
+    deferred_tools: (deferred ?? []).map((d) => d.name),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** The lane state as assembly reads it (defaults before the lane's first change). */
+export function laneViewOf(laneKey: string, row: LaneStateRow | null) {
+  return {
+    laneKey,
+    summary: row?.summary ?? null,
+    summaryVersion: row?.summaryVersion ?? 0,
+    firstKeptSeq: row?.firstKeptSeq ?? 0,
+    clearedBeforeSeq: row?.clearedBeforeSeq ?? 0,
+    version: row?.version ?? 0,
+    // The turn that carried the channel context attached for this summary version (-1: attached
+    // before the seq was recorded, so re-attached once), or null when none is.
+    contextAttachedSeq:
+      row && row.contextAttachedVersion === row.summaryVersion ? (row.contextAttachedSeq ?? -1) : null,
+    compactedSinceAttach:
+      row !== null && row.summaryVersion > 0 && row.contextAttachedVersion !== row.summaryVersion,
+  };
+}
