@@ -1,0 +1,122 @@
+// The channel tables as the channel repositories read and write them: row shapes, the message
+// columns and their mapping, and the SQL fragments both sides use. Times cross the boundary as
+// epoch milliseconds so both drivers read them alike.
+import { sql, type SQL } from 'drizzle-orm';
+
+import type { MessageMetadata, MessageState } from './core/ingest-apply.js';
+import type { MediaRefInput } from './core/channel-events.js';
+
+export interface ChannelScope {
+  tenantId: string;
+  platform: string;
+  channelId: string;
+}
+
+/** A stored message as the read side sees it (placeholders are never returned). */
+export type StoredMessage = MessageState;
+
+export interface ChannelRef {
+  platform: string;
+  channelId: string;
+}
+
+export interface MessageRef extends ChannelRef {
+  messageId: string;
+}
+
+export interface ChannelRow {
+  platform: string;
+  channelId: string;
+  name: string | null;
+  kind: string | null;
+  firstTs: number | null;
+  lastTs: number | null;
+}
+
+export interface ChannelUpsert {
+  platform: string;
+  channelId: string;
+  name?: string;
+  kind?: string;
+  firstTs?: number;
+  lastTs?: number;
+}
+
+export const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+export const epochMs = (column: SQL) => sql`(extract(epoch from ${column}) * 1000)::float8`;
+
+export const MESSAGE_COLUMNS = sql`platform, channel_id, message_id, thread_id, reply_to_id, topic_id, lane_key,
+  ${epochMs(sql`ts`)} as ts_ms, author_id, author_name, author_is_bot, text, reactions, media,
+  reply_count, ${epochMs(sql`last_reply_ts`)} as last_reply_ms, ${epochMs(sql`edited_at`)} as edited_ms,
+  ${epochMs(sql`deleted_at`)} as deleted_ms, is_placeholder, token_estimate, metadata`;
+
+export interface MessageRow extends Record<string, unknown> {
+  platform: string;
+  channel_id: string;
+  message_id: string;
+  thread_id: string | null;
+  reply_to_id: string | null;
+  topic_id: string | null;
+  lane_key: string;
+  ts_ms: number;
+  author_id: string | null;
+  author_name: string | null;
+  author_is_bot: boolean;
+  text: string;
+  reactions: Record<string, number>;
+  media: MediaRefInput[];
+  reply_count: number;
+  last_reply_ms: number | null;
+  edited_ms: number | null;
+  deleted_ms: number | null;
+  is_placeholder: boolean;
+  token_estimate: number;
+  metadata: MessageMetadata;
+}
+
+export function toMessage(row: MessageRow): StoredMessage {
+  return {
+    platform: row.platform,
+    channelId: row.channel_id,
+    messageId: row.message_id,
+    threadId: row.thread_id,
+    replyToId: row.reply_to_id,
+    topicId: row.topic_id,
+    laneKey: row.lane_key,
+    ts: Number(row.ts_ms),
+    authorId: row.author_id,
+    authorName: row.author_name,
+    authorIsBot: row.author_is_bot,
+    text: row.text,
+    reactions: row.reactions ?? {},
+    media: row.media ?? [],
+    replyCount: Number(row.reply_count),
+    lastReplyTs: row.last_reply_ms === null ? null : Number(row.last_reply_ms),
+    editedAt: row.edited_ms === null ? null : Number(row.edited_ms),
+    deletedAt: row.deleted_ms === null ? null : Number(row.deleted_ms),
+    isPlaceholder: row.is_placeholder,
+    tokenEstimate: Number(row.token_estimate),
+    metadata: row.metadata ?? {},
+  };
+}
+
+export const scopeWhere = (s: ChannelScope) =>
+  sql`tenant_id = ${s.tenantId} and platform = ${s.platform} and channel_id = ${s.channelId}`;
+/** A text[] of ids as one jsonb parameter; `col = any(…)` keeps index scans (an IN subquery would hash-join a seq scan). */
+export const idArray = (ids: string[]) => sql`array(select jsonb_array_elements_text(${json(ids)}))`;
+/** Rows a reader may see: real messages, tombstones excluded. */
+export const visible = sql`not is_placeholder and deleted_at is null`;
+/** Not inside a thread (a thread root counts as top level). */
+export const topLevel = sql`(thread_id is null or thread_id = message_id)`;
+
+/** What ranking needs of a search match; full rows are loaded for the winners only. */
+export interface SearchCandidate {
+  messageId: string;
+  ts: number;
+  authorId: string | null;
+  authorName: string | null;
+  replyCount: number;
+  reactions: Record<string, number>;
+  textRank: number;
+  matchedTerms: boolean[];
+}
