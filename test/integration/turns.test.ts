@@ -194,7 +194,15 @@ describe('Idempotency-Key', () => {
     expect(other.statusCode).toBe(409);
     expect(errorOf(other).code).toBe('idempotency.key_reused');
     expect(await session(id)).toMatchObject({ turn_count: 2, next_seq: 3 });
-    const bad = await append(id, turns, { 'idempotency-key': 'has#hash' });
+    // One Idempotency-Key definition for every write: any key /context accepts works here too, and
+    // the parts of a multi-turn append never collide with another key ("k" vs "k#1").
+    const hashed = await append(id, turns, { 'idempotency-key': 'k' });
+    const lookalike = await append(id, [{ role: 'user', content: 'other' }], { 'idempotency-key': 'k#1' });
+    expect([hashed.statusCode, lookalike.statusCode]).toEqual([201, 201]);
+    expect(lookalike.headers['idempotent-replayed']).toBeUndefined();
+    const replayed = await append(id, turns, { 'idempotency-key': 'k' });
+    expect(replayed.body).toBe(hashed.body);
+    const bad = await append(id, turns, { 'idempotency-key': 'x'.repeat(256) });
     expect(bad.statusCode).toBe(400);
   });
 

@@ -2,6 +2,7 @@
 // bot forwards). A bad batch is a 400 naming every bad item and field; nothing is stored.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { eventBatchSchema, ingestOutcomes, MAX_EVENTS_PER_BATCH } from './core/channel-events.js';
 import { adaptPlatformPayload, supportedPlatforms } from '../../platforms/index.js';
 import type { AppDeps } from '../../deps.js';
@@ -52,7 +53,7 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
           summary: `Ingest a batch (1…${MAX_EVENTS_PER_BATCH}) of normalized channel events`,
           description:
             'Validated whole (a 400 lists every bad item as `events.<index>.<field>`, nothing stored), applied in one transaction. Idempotent on event_id and natural keys; out-of-order events converge.',
-          headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
+          headers: idempotencyKeyHeaders,
           body: eventBatchSchema,
           response: { 200: ingestReply },
         },

@@ -2,6 +2,7 @@
 // memories, transcript chunks and channel messages.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { memoryScopes, memoryTypes } from './core/memories.js';
 import { DEFAULT_MAX_RESULTS, MAX_MAX_RESULTS } from './memory-search.service.js';
 import type { Services } from '../services.js';
@@ -23,7 +24,6 @@ const metadata = z
   })
   .describe('lane_key, summary_version, updated_at_ms, message_range; other keys are kept as given');
 const isoTime = z.iso.datetime({ offset: true });
-const idempotencyHeaders = z.object({ 'idempotency-key': z.string().min(1).max(255).optional() });
 
 const memory = z
   .object({
@@ -122,7 +122,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
           tags: ['memory'],
           summary:
             'Create a memory (redacted; the same text in the same scope and type is returned, not duplicated)',
-          headers: idempotencyHeaders,
+          headers: idempotencyKeyHeaders,
           body: createBody,
           response: { 200: createReply, 201: createReply },
         },
@@ -178,7 +178,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
         schema: {
           tags: ['memory'],
           summary: 'Update a memory (409 memory.duplicate when the new text already exists in its scope)',
-          headers: idempotencyHeaders,
+          headers: idempotencyKeyHeaders,
           params: idParams,
           body: patchBody,
           response: { 200: z.object({ memory, redactions }) },
@@ -201,7 +201,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
         schema: {
           tags: ['memory'],
           summary: 'Delete a memory',
-          headers: idempotencyHeaders,
+          headers: idempotencyKeyHeaders,
           params: idParams,
           response: { 204: z.null().describe('deleted') },
         },

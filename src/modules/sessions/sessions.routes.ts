@@ -1,6 +1,7 @@
 // /v1/sessions: get-or-create, read, list, reset, delete; turns in, transcript and manifest out.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { turnContentSchema } from '../../shared/content-blocks.js';
 import { offloadRefIdOf } from './core/offload.js';
 import type { Services } from '../services.js';
@@ -99,12 +100,6 @@ const turnSchema = z.object({
 });
 
 const appendBody = z.object({ turns: z.array(turnSchema).min(1).max(100) });
-const idempotencyHeaders = z.looseObject({
-  'idempotency-key': z
-    .string()
-    .regex(/^[\x21-\x22\x24-\x7e]{1,200}$/, '1–200 visible ASCII characters, no "#"')
-    .optional(),
-});
 
 const offloadedSchema = z.object({ tool_use_id: z.string(), ref_id: z.string() });
 const entrySummarySchema = z.object({
@@ -248,7 +243,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
             tags: TAGS,
             summary: 'End the session and start a new one for its key (links back, keeps compaction_count)',
             params: sessionIdParams,
-            headers: idempotencyHeaders,
+            headers: idempotencyKeyHeaders,
             response: { 201: sessionResultSchema },
           },
         },
@@ -296,7 +291,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
           tags: TAGS,
           summary: 'Append user/assistant turns (Anthropic content blocks); Idempotency-Key per request',
           params: sessionIdParams,
-          headers: idempotencyHeaders,
+          headers: idempotencyKeyHeaders,
           body: appendBody,
           response: { 201: appendReply },
         },

@@ -16,7 +16,7 @@ export function createTranscriptRepository(db: Executor) {
       return tx.insert(transcriptEntries).values(entries).returning();
     },
 
-    /** Entries written by one idempotent request: key for the first, `key#i` for the others. */
+    /** Entries written by one idempotent request: key for the first, `key␟i` for the others. */
     async findByIdempotencyKey(
       { tenantId, sessionId, key }: { tenantId: string; sessionId: string; key: string },
       tx: Executor = db,
@@ -29,7 +29,7 @@ export function createTranscriptRepository(db: Executor) {
             ofSession(tenantId, sessionId),
             or(
               eq(transcriptEntries.idempotencyKey, key),
-              like(transcriptEntries.idempotencyKey, `${escapeLike(key)}#%`),
+              like(transcriptEntries.idempotencyKey, `${escapeLike(key)}\u001f%`),
             ),
           ),
         )

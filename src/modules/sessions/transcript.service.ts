@@ -21,6 +21,12 @@ import { requestHash } from '../../http/idempotency/idempotency.service.js';
 import type { OffloadService } from './offload.service.js';
 import { sessionEnded, sessionNotFound } from './sessions.service.js';
 
+/**
+ * The turns of one idempotent append are keyed `key`, `key␟1`, `key␟2`…: a control character
+ * keys cannot contain, so no key's parts collide with another key.
+ */
+export const IDEMPOTENCY_PART_SEPARATOR = '\u001f';
+
 export interface TurnToAppend {
   role: 'user' | 'assistant';
   content: TurnContent;
@@ -241,7 +247,7 @@ export function createTranscriptService(deps: {
             idempotencyKey: idempotencyKey
               ? index === 0
                 ? idempotencyKey
-                : `${idempotencyKey}#${index}`
+                : `${idempotencyKey}${IDEMPOTENCY_PART_SEPARATOR}${index}`
               : null,
             requestHash: idempotencyKey ? hash : null,
             author: turn.author ?? null,
