@@ -18,12 +18,7 @@ import type { CompactionService } from '../compaction/compaction.service.js';
 import type { BlobMeta } from '../sessions/blobs.repository.js';
 import type { ChannelMediaRepository } from '../channels/channel-media.repository.js';
 import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
-import {
-  builtinToolsFor,
-  channelToolNames,
-  isBuiltinToolName,
-  type BuiltinToolName,
-} from './tools.schemas.js';
+import { builtinToolsFor, channelToolNames, isBuiltinToolName, toolInputSchemas } from './tools.schemas.js';
 import { isTextMediaType, type BlobsService } from '../sessions/blobs.service.js';
 import type { ChannelSearchService } from '../channels/channel-search.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
@@ -33,44 +28,6 @@ import type { IdempotencyService } from '../../http/idempotency/idempotency.serv
 import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionNotFound } from '../sessions/sessions.service.js';
-
-const id = z.string().min(1).max(256);
-export const toolInputSchemas = {
-  channel_context: z.strictObject({
-    intent: z.string().min(1).max(2000),
-    since: z.iso.datetime({ offset: true }).optional(),
-    authors: z.array(id).max(20).optional(),
-    max_results: z.number().int().min(1).max(50).optional(),
-  }),
-  channel_messages: z
-    .strictObject({
-      thread_id: id.optional(),
-      message_ids: z.array(id).max(50).optional(),
-      media_artifact_id: id.optional(),
-      max_replies: z.number().int().min(1).max(500).optional(),
-    })
-    .refine((v) => v.thread_id || v.message_ids?.length || v.media_artifact_id, {
-      message: 'give thread_id, message_ids or media_artifact_id',
-    })
-    .refine((v) => !v.media_artifact_id || (!v.thread_id && !v.message_ids), {
-      message: 'fetch a media artifact on its own, without thread_id or message_ids',
-      path: ['media_artifact_id'],
-    }),
-  read_result: z.strictObject({
-    ref_id: id,
-    offset: z.number().int().min(0).optional(),
-    limit: z.number().int().min(1).max(65_536).optional(),
-  }),
-  memory_search: z.strictObject({
-    query: z.string().min(1).max(2000),
-    max_results: z.number().int().min(1).max(50).optional(),
-  }),
-  tool_search: z.strictObject({
-    query: z.string().min(1).max(500),
-    max_results: z.number().int().min(1).max(20).optional(),
-  }),
-  compact_context: z.strictObject({}),
-} satisfies Record<BuiltinToolName, z.ZodType>;
 
 export type ToolContentBlock =
   | { type: 'text'; text: string }
