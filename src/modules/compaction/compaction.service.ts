@@ -104,12 +104,15 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       estimator: deps.estimator,
       settings: deps.settings,
     });
+    // Lane tokens: the view as sent plus the summary that precedes it.
+    const summaryTokens = (text: string | null) => (text ? deps.estimator.text(text) : 0);
+    const beforeTokens = plan.beforeTokens + summaryTokens(state.summary);
     const base: LaneOutcome = {
       lane_key: laneKey,
       outcome: 'skipped',
       strategies_run: [],
-      before_tokens: plan.beforeTokens,
-      after_tokens: plan.beforeTokens,
+      before_tokens: beforeTokens,
+      after_tokens: beforeTokens,
       before_messages: kept.length,
       after_messages: kept.length,
       summary_version: state.summaryVersion,
@@ -153,8 +156,6 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     const now = clock.now();
     const survival = summary ? identifierSurvival(summarized.map(entryText), summary.text) : null;
     const newFirstKept = plan.firstKeptSeq;
-    const summaryTokens = (text: string | null) => (text ? deps.estimator.text(text) : 0);
-    const beforeTokens = plan.beforeTokens + summaryTokens(state.summary);
     const afterTokens = plan.afterViewTokens + summaryTokens(summary ? summary.text : state.summary);
     const outcome = await deps.db.transaction(async (tx) => {
       const committed = await repo.commitLane(
