@@ -18,7 +18,7 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { closeDeps, createDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
-import { parseEvidence, turnsOf, type Sample, type Turn } from './lib/locomo.js';
+import { normalize, parseEvidence, payloadStrings, turnsOf, turnText, type Sample } from './lib/locomo.js';
 
 const BUDGETS = [1000, 1764, 4000, 8000] as const;
 
@@ -30,40 +30,9 @@ const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b,
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)] ?? 0;
-const normalize = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-const turnText = (turn: Turn) => `${turn.text}${turn.blip_caption ? ` [image: ${turn.blip_caption}]` : ''}`;
-
-/** Every text the model reads (text blocks and strings inside labelled JSON data blocks). */
-function payloadText(payload: { messages: { content: unknown }[] }, skip: string): string {
-  const out: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  for (const message of payload.messages) {
-    for (const block of Array.isArray(message.content)
-      ? (message.content as { type: string; text?: string }[])
-      : []) {
-      if (block.type !== 'text' || !block.text || block.text === skip) continue;
-      out.push(block.text);
-      const json = /^<\w+[^>]*>\n[^\n]*\n([\s\S]*)\n<\/\w+>$/.exec(block.text);
-      if (json) {
-        try {
-          walk(JSON.parse(json[1]!));
-        } catch {
-          // not a data block
-        }
-      }
-    }
-  }
-  return out.join('\n');
-}
+/** Every text the model reads, joined (text blocks and strings inside labelled data blocks). */
+const payloadText = (payload: { messages: { content: unknown }[] }, skip: string) =>
+  payloadStrings(payload, skip).join('\n');
 
 async function main() {
   const data = arg('data') ?? '../shared/data/locomo/locomo-dev.json';

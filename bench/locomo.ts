@@ -16,7 +16,15 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { createDeps, closeDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
-import { CATEGORY_NAMES, parseEvidence, turnsOf, type Sample, type Turn } from './lib/locomo.js';
+import {
+  CATEGORY_NAMES,
+  normalize,
+  parseEvidence,
+  payloadStrings,
+  turnsOf,
+  turnText,
+  type Sample,
+} from './lib/locomo.js';
 
 const BUDGETS = [1000, 1764, 4000, 8000] as const;
 const CATEGORIES = [1, 2, 3, 4, 5] as const;
@@ -31,44 +39,6 @@ function parseArgs(argv: string[]) {
     json: get('json'),
     limit: get('questions') ? Number(get('questions')) : undefined,
   };
-}
-
-/** A turn's text as the README defines it (image turns add the caption). */
-const turnText = (turn: Turn) => `${turn.text}${turn.blip_caption ? ` [image: ${turn.blip_caption}]` : ''}`;
-
-const normalize = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-
-/** Every string the model reads: text blocks, and the strings inside the JSON of data blocks. */
-function payloadStrings(payload: { messages: { content: unknown }[] }, skip: string): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  for (const message of payload.messages) {
-    const blocks = Array.isArray(message.content)
-      ? (message.content as { type: string; text?: string }[])
-      : [];
-    for (const block of blocks) {
-      if (block.type !== 'text' || !block.text || block.text === skip) continue;
-      out.push(block.text);
-      const json = /^<\w+[^>]*>\n[^\n]*\n([\s\S]*)\n<\/\w+>$/.exec(block.text);
-      if (json) {
-        try {
-          walk(JSON.parse(json[1]!));
-        } catch {
-          // not a data block
-        }
-      }
-    }
-  }
-  return out;
 }
 
 /** Tokens of contextd's material by the reference tokenizer: everything but the question itself. */

@@ -80,3 +80,42 @@ export function parseEvidence(evidence: unknown[] | undefined): string[] {
   }
   return [...ids];
 }
+
+/** A turn's text as the README defines it (image turns add the caption). */
+export const turnText = (turn: Turn) =>
+  `${turn.text}${turn.blip_caption ? ` [image: ${turn.blip_caption}]` : ''}`;
+
+export const normalize = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** Every string the model reads: text blocks, and the strings inside the JSON of data blocks. */
+export function payloadStrings(payload: { messages: { content: unknown }[] }, skip: string): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  for (const message of payload.messages) {
+    const blocks = Array.isArray(message.content)
+      ? (message.content as { type: string; text?: string }[])
+      : [];
+    for (const block of blocks) {
+      if (block.type !== 'text' || !block.text || block.text === skip) continue;
+      out.push(block.text);
+      const json = /^<\w+[^>]*>\n[^\n]*\n([\s\S]*)\n<\/\w+>$/.exec(block.text);
+      if (json) {
+        try {
+          walk(JSON.parse(json[1]!));
+        } catch {
+          // not a data block
+        }
+      }
+    }
+  }
+  return out;
+}

@@ -5,6 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { AppDeps } from '../../deps.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { createCompactionRepository } from './compaction.repository.js';
+import { createContextRepository } from '../context/context.repository.js';
 import { createCompactionMetrics } from './compaction.metrics.js';
 import { createCompactionService } from './compaction.service.js';
 import { createCompactionScheduler } from './compaction.scheduler.js';
@@ -79,6 +80,7 @@ export function createCompactionModule(
   const service = createCompactionService({
     db,
     repo,
+    laneStates: createContextRepository(db),
     locks: deps.locks,
     clock: deps.clock,
     ids: deps.ids,

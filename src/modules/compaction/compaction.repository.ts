@@ -98,17 +98,6 @@ export function createCompactionRepository(db: Executor) {
       return row!;
     },
 
-    async getLaneState(
-      { tenantId, sessionId, laneKey }: { tenantId: string; sessionId: string; laneKey: string },
-      tx: Executor = db,
-    ): Promise<LaneStateRow | null> {
-      const [row] = await tx
-        .select()
-        .from(laneStates)
-        .where(laneKeyOf(tenantId, sessionId, laneKey));
-      return row ?? null;
-    },
-
     /** A lane's conversation entries in [fromSeq, toSeq), oldest first. */
     async laneTurns(
       params: {

@@ -8,6 +8,7 @@ import type { LockManager } from '../../coord/lock.js';
 import type { Clock, IdGenerator } from '../../shared/clock.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import type { CompactionRepository, LaneStateRow } from './compaction.repository.js';
+import type { ContextRepository } from '../context/context.repository.js';
 import type { CompactionMetrics } from './compaction.metrics.js';
 import { compactionRunning, compactionSessionNotFound, laneNotFound } from './compaction.errors.js';
 import type { CompactResult, LaneOutcome, LaneView } from './compaction.schemas.js';
@@ -42,6 +43,8 @@ export interface CompactParams {
 export interface CompactionServiceDeps {
   db: Db;
   repo: CompactionRepository;
+  /** The lane state as the context module reads it. */
+  laneStates: Pick<ContextRepository, 'getLaneState'>;
   locks: LockManager;
   clock: Clock;
   ids: IdGenerator;
@@ -288,7 +291,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       const session = await deps.sessions.findById({ tenantId, id: sessionId });
       if (!session) throw compactionSessionNotFound(sessionId);
       const [state, sizes, records] = await Promise.all([
-        repo.getLaneState({ tenantId, sessionId, laneKey }),
+        deps.laneStates.getLaneState({ tenantId, sessionId, laneKey }),
         repo.laneSizes({ tenantId, sessionId, laneKeys: [laneKey] }),
         repo.records({ tenantId, sessionId, laneKey }),
       ]);

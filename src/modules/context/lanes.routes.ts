@@ -1,19 +1,12 @@
 // /v1/sessions/{id}/lanes/{lane}/pending-slot: the question a lane is waiting on (docs/design.md §6.10).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { laneParams } from '../compaction/compaction.schemas.js';
 import { pendingSlotSchema } from './core/pending-slot.js';
 import type { Services } from '../services.js';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 
 const TAGS = ['sessions'];
-const laneParams = z.object({
-  id: z.uuid(),
-  lane: z
-    .string()
-    .min(1)
-    .max(512)
-    .describe('the lane key (e.g. thread:C1:1700000000.0001), at most 512 characters in the path'),
-});
 const pendingSlotReply = z.object({
   session_id: z.string(),
   lane_key: z.string(),
