@@ -4,17 +4,13 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { createHash } from 'node:crypto';
 import type { AppDeps } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerMetrics } from './http/metrics.js';
+import { documentComponents, documentRoute } from './http/openapi-transform.js';
 import { registerRetentionJob } from './modules/retention/retention.job.js';
 import { healthRoutes, type Lifecycle } from './http/health.routes.js';
 import { registerV1Routes } from './modules/routes.js';
@@ -107,12 +103,14 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
           'Context-as-a-service for chat bots and LLM agents: ingest channel events and turns, get back a token-budgeted prompt payload.',
         version: API_VERSION,
       },
+      servers: [{ url: '/', description: 'the contextd instance serving this document' }],
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key' } },
       },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: documentRoute,
+    transformObject: documentComponents,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -62,3 +62,44 @@ export async function retryUntil<T>(waitMs: number, attempt: () => Promise<T | n
     await sleep(RETRY_INTERVAL_MS);
   }
 }
+
+/**
+ * What every backend's handle shares: a timer that keeps the lease (a renewal or a health check)
+ * and aborts `signal` once when it is lost, and a release that runs once and is forgotten by
+ * `active` (the set `close()` releases).
+ */
+export function holdLease(params: {
+  resource: string;
+  token: string;
+  fence: number;
+  everyMs: number;
+  /** Resolves to null while the lease holds, or to the reason it is lost; never rejects. */
+  keep: () => Promise<string | null>;
+  /** Gives the lease back; `lost` says whether it was already lost. */
+  free: (lost: boolean) => Promise<void>;
+  active: Set<() => Promise<void>>;
+  options: AcquireOptions | undefined;
+}): LockHandle {
+  const { resource, options, active } = params;
+  const controller = new AbortController();
+  let released = false;
+  const timer = setInterval(() => {
+    void params.keep().then((reason) => {
+      if (reason === null || released || controller.signal.aborted) return;
+      clearInterval(timer);
+      const error = new LockLostError(resource, reason);
+      controller.abort(error);
+      notifyLost(options, error);
+    });
+  }, params.everyMs);
+  timer.unref();
+  const release = async () => {
+    if (released) return;
+    released = true;
+    clearInterval(timer);
+    active.delete(release);
+    await params.free(controller.signal.aborted);
+  };
+  active.add(release);
+  return { resource, token: params.token, fence: params.fence, signal: controller.signal, release };
+}

@@ -3,7 +3,7 @@
 // lock_fences table, incremented while the lock is held. Losing the connection loses the lock.
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
-import { notifyLost, retryUntil, LockLostError, type LockHandle, type LockManager } from './lock.js';
+import { holdLease, retryUntil, type LockHandle, type LockManager } from './lock.js';
 import { pgLockSql } from './pg-lock.repository.js';
 
 const HEALTH_CHECK_MS = 5_000;
@@ -24,28 +24,24 @@ export function createPgLockManager(sql: postgres.Sql): LockManager {
         return null;
       }
       const fence = await pgLockSql.nextFence(conn, resource);
-      const controller = new AbortController();
-      let released = false;
-      const timer = setInterval(() => {
-        pgLockSql.ping(conn).catch((error: Error) => {
-          if (released) return;
-          clearInterval(timer);
-          const lost = new LockLostError(resource, `connection lost: ${error.message}`);
-          controller.abort(lost);
-          notifyLost(opts, lost);
-        });
-      }, HEALTH_CHECK_MS);
-      timer.unref();
-      const release = async () => {
-        if (released) return;
-        released = true;
-        clearInterval(timer);
-        active.delete(release);
-        await pgLockSql.unlock(conn, resource).catch(() => {});
-        conn.release();
-      };
-      active.add(release);
-      return { resource, token: randomUUID(), fence, signal: controller.signal, release };
+      return holdLease({
+        resource,
+        token: randomUUID(),
+        fence,
+        everyMs: HEALTH_CHECK_MS,
+        keep: () =>
+          pgLockSql.ping(conn).then(
+            () => null,
+            (error: Error) => `connection lost: ${error.message}`,
+          ),
+        // The session's advisory lock goes with its connection: unlock (if still reachable), return it.
+        free: async () => {
+          await pgLockSql.unlock(conn, resource).catch(() => {});
+          conn.release();
+        },
+        active,
+        options: opts,
+      });
     } catch (error) {
       if (locked) await pgLockSql.unlock(conn, resource).catch(() => {});
       conn.release();

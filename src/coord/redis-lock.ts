@@ -6,8 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
   DEFAULT_LOCK_TTL_MS,
-  LockLostError,
-  notifyLost,
+  holdLease,
   retryUntil,
   type AcquireOptions,
   type LockHandle,
@@ -46,40 +45,25 @@ export function createRedisLockManager(redis: Redis, options: RedisLockOptions =
     const fence = Number(await redis.eval(ACQUIRE, 2, lockKey, `${prefix}fence:${resource}`, token, ttl));
     if (!fence) return null;
 
-    const controller = new AbortController();
-    let released = false;
-    const lose = (reason: string) => {
-      if (released || controller.signal.aborted) return;
-      clearInterval(timer);
-      const error = new LockLostError(resource, reason);
-      controller.abort(error);
-      notifyLost(opts, error);
-    };
-    const timer = setInterval(
-      () => {
+    return holdLease({
+      resource,
+      token,
+      fence,
+      everyMs: Math.max(10, Math.floor(ttl / 3)),
+      keep: () =>
         redis.eval(RENEW, 1, lockKey, token, ttl).then(
-          (ok) => {
-            if (Number(ok) !== 1) lose('another holder owns it (lease expired)');
-          },
-          (error: Error) => lose(`renewal failed: ${error.message}`),
-        );
+          (ok) => (Number(ok) === 1 ? null : 'another holder owns it (lease expired)'),
+          (error: Error) => `renewal failed: ${error.message}`,
+        ),
+      free: async (lost) => {
+        if (lost) return;
+        await redis.eval(RELEASE, 1, lockKey, token).catch(() => {
+          // Unreachable Redis: the lease expires on its own.
+        });
       },
-      Math.max(10, Math.floor(ttl / 3)),
-    );
-    timer.unref();
-
-    const release = async () => {
-      if (released) return;
-      released = true;
-      clearInterval(timer);
-      active.delete(release);
-      if (controller.signal.aborted) return;
-      await redis.eval(RELEASE, 1, lockKey, token).catch(() => {
-        // Unreachable Redis: the lease expires on its own.
-      });
-    };
-    active.add(release);
-    return { resource, token, fence, signal: controller.signal, release };
+      active,
+      options: opts,
+    });
   }
 
   return {

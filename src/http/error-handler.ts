@@ -2,12 +2,26 @@
 // request id; 5xx hide their internals. Bad input is never a 500.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ZodError } from 'zod';
+import { z, ZodError } from 'zod';
 import { AppError, pgCode } from '../shared/errors.js';
 
-export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
-}
+/** Every error reply: documented on every operation (src/http/openapi-transform.ts). */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z
+        .string()
+        .describe('stable, dotted error code, e.g. request.invalid, session.not_found, compaction.running'),
+      message: z.string().describe('for people: names the field path on bad input'),
+      details: z
+        .unknown()
+        .optional()
+        .describe('machine-readable detail; on request.invalid a list of { path, message, code }'),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'request.body_too_large' },

@@ -35,6 +35,7 @@ export function healthRoutes(deps: AppDeps, lifecycle: Lifecycle): FastifyPlugin
       '/healthz',
       {
         schema: {
+          operationId: 'healthz',
           tags: ['operations'],
           summary: 'Liveness: the process answers',
           response: { 200: z.object({ status: z.literal('ok') }) },
@@ -47,6 +48,7 @@ export function healthRoutes(deps: AppDeps, lifecycle: Lifecycle): FastifyPlugin
       '/readyz',
       {
         schema: {
+          operationId: 'readyz',
           tags: ['operations'],
           summary: 'Readiness: Postgres, Redis and migrations',
           response: { 200: readyReply, 503: readyReply },

@@ -14,6 +14,7 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { generateApiKey } from '../../src/modules/tenants/tenants.repository.js';
 import { v7 as uuidv7 } from 'uuid';
 import { inject } from 'vitest';
+import { contextReplySchema } from '../../src/modules/context/context.schemas.js';
 import { databaseUrl, TEST_DATABASE_URL, TEST_DB_PREFIX, TEST_REDIS_URL } from './env.js';
 
 export const usesRealPostgres = Boolean(TEST_DATABASE_URL);
@@ -144,6 +145,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   };
   if (options.extend) deps = options.extend(deps);
   const app = await buildApp(deps, { logger: options.logger ?? false });
+  checkContextReplies(app);
   await app.ready();
 
   const tenant = async (tenantId = `t_${randomBytes(4).toString('hex')}`): Promise<TestTenant> => {
@@ -183,4 +185,20 @@ export function errorOf(response: LightMyRequestResponse): {
   const body = response.json() as { error?: { code: string; message: string; details?: unknown } };
   if (!body.error) throw new Error(`expected an error body, got ${response.body}`);
   return body.error;
+}
+
+/**
+ * Every context reply a test receives is checked against its documented schema (the route sends
+ * the payload as assembly built it; this catches a field the document does not describe).
+ */
+function checkContextReplies(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'POST' || !/^\/v1\/sessions\/[^/]+\/context$/.test(request.url)) return payload;
+    if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    const checked = contextReplySchema.safeParse(JSON.parse(payload));
+    if (!checked.success) {
+      throw new Error(`context reply does not match its documented schema: ${checked.error.message}`);
+    }
+    return payload;
+  });
 }

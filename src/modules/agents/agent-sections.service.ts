@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
-import { notFound } from '../../shared/errors.js';
 import type { AgentSectionRow, AgentSectionsRepository } from './agent-sections.repository.js';
+import { agentSectionNotFound } from './agents.errors.js';
 
 export function createAgentSectionsService(deps: {
   sections: AgentSectionsRepository;
@@ -11,11 +11,6 @@ export function createAgentSectionsService(deps: {
   estimator: TokenEstimator;
 }) {
   const { sections } = deps;
-  const missing = (agentId: string, name: string) =>
-    notFound('agent_section.not_found', `agent ${agentId} has no section ${name}`, {
-      agent_id: agentId,
-      name,
-    });
   return {
     /** Creates or replaces a section; hash and token estimate are computed here, once. */
     async put(params: {
@@ -41,7 +36,7 @@ export function createAgentSectionsService(deps: {
 
     async get(params: { tenantId: string; agentId: string; name: string }) {
       const row = await sections.find(params);
-      if (!row) throw missing(params.agentId, params.name);
+      if (!row) throw agentSectionNotFound(params.agentId, params.name);
       return row;
     },
 
@@ -51,7 +46,7 @@ export function createAgentSectionsService(deps: {
     },
 
     async remove(params: { tenantId: string; agentId: string; name: string }) {
-      if (!(await sections.remove(params))) throw missing(params.agentId, params.name);
+      if (!(await sections.remove(params))) throw agentSectionNotFound(params.agentId, params.name);
     },
   };
 }

@@ -3,30 +3,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { agentSectionView } from './agent-sections.service.js';
 import type { Services } from '../services.js';
+import { agentId, sectionParams, sectionSchema } from './agents.schemas.js';
 
 const TAGS = ['agents'];
-const agentId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, '1–128 characters of [A-Za-z0-9._:-]');
-const sectionName = z
-  .string()
-  .regex(/^[A-Za-z0-9._-]{1,128}$/, '1–128 characters of [A-Za-z0-9._-], e.g. SOUL.md');
-const sectionParams = z.object({ agentId, name: sectionName });
-const sectionSchema = z.object({
-  agent_id: z.string(),
-  name: z.string(),
-  content: z.string(),
-  position: z.number(),
-  cacheable: z.boolean(),
-  sha256: z.string(),
-  token_estimate: z.number(),
-  updated_at: z.string(),
-});
-
 export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.put(
       '/agents/:agentId/sections/:name',
       {
         schema: {
+          operationId: 'putAgentSection',
           tags: TAGS,
           summary: 'Create or replace a system-prompt section of an agent',
           params: sectionParams,
@@ -62,6 +48,7 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
       '/agents/:agentId/sections/:name',
       {
         schema: {
+          operationId: 'getAgentSection',
           tags: TAGS,
           summary: 'One section',
           params: sectionParams,
@@ -76,6 +63,7 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
       '/agents/:agentId/sections',
       {
         schema: {
+          operationId: 'listAgentSections',
           tags: TAGS,
           summary: "An agent's sections in prompt order (position, then name)",
           params: z.object({ agentId }),
@@ -92,6 +80,7 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
       '/agents/:agentId/sections/:name',
       {
         schema: {
+          operationId: 'deleteAgentSection',
           tags: TAGS,
           summary: 'Delete a section',
           params: sectionParams,

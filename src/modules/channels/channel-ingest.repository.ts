@@ -192,7 +192,7 @@ export function createChannelIngestRepository(db: Executor) {
 
     /**
      * Records event ids; returns the ones not seen before (the rest are duplicates). The retention
-     * job forgets ids older than INGEST_DEDUPE_WINDOW_MS (`retention.deleteIngestEvents`).
+     * job forgets ids older than INGEST_DEDUPE_WINDOW_MS (`retention.deleteAged('ingest_events')`).
      */
     async recordEventIds(
       { tenantId, source, eventIds, at }: { tenantId: string; source: string; eventIds: string[]; at: Date },

@@ -2,86 +2,17 @@
 // the message list (time window, cursor paging). Another tenant's channel simply has no messages.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { mediaRefSchema, platformName } from './core/channel-events.js';
 import { DEFAULT_ADJACENT_COUNT } from './core/snapshot.js';
 import { DEFAULT_THREAD_BUDGET } from './core/thread-budget.js';
 import { MAX_LIST_LIMIT } from './channels.service.js';
 import type { Services } from '../services.js';
-
-const author = z.object({ user_id: z.string(), display_name: z.string(), is_bot: z.boolean() });
-const media = z.array(mediaRefSchema);
-
-export const channelSnapshotSchema = z.object({
-  schema_version: z.literal('1.0'),
-  channel: z.object({ id: z.string(), name: z.string(), platform: z.string() }),
-  anchor: z.object({
-    message_id: z.string(),
-    ts: z.string(),
-    author,
-    text: z.string(),
-    media,
-    thread_id: z.string().nullable(),
-  }),
-  adjacent: z.array(
-    z.object({
-      message_id: z.string(),
-      ts: z.string(),
-      author,
-      snippet: z.string(),
-      thread_activity: z
-        .object({
-          reply_count: z.number(),
-          replies_last_1h: z.number(),
-          last_reply_ts: z.string().nullable(),
-        })
-        .nullable(),
-      has_media: z.boolean(),
-      reactions: z.array(z.string()),
-    }),
-  ),
-});
-
-export const threadContextSchema = z.object({
-  schema_version: z.literal('1.0'),
-  thread_id: z.string(),
-  root: z.object({ message_id: z.string(), ts: z.string(), author, text: z.string(), media }),
-  replies: z.array(
-    z.object({
-      message_id: z.string(),
-      ts: z.string(),
-      author,
-      text: z.string(),
-      is_truncated: z.boolean(),
-      media,
-    }),
-  ),
-  truncation: z.object({
-    total_replies: z.number().int(),
-    included_replies: z.number().int(),
-    strategy: z.literal('most_recent'),
-    omitted_range_ts: z.tuple([z.string(), z.string()]).nullable(),
-  }),
-  token_estimate: z.number().int(),
-});
-
-export const channelMessageSchema = z.object({
-  message_id: z.string(),
-  ts: z.string(),
-  author,
-  text: z.string(),
-  media,
-  thread_id: z.string().nullable(),
-  reply_to_id: z.string().nullable(),
-  lane_key: z.string(),
-  reply_count: z.number().int(),
-  last_reply_ts: z.string().nullable(),
-  reactions: z.record(z.string(), z.number()),
-  edited_at: z.string().nullable(),
-  token_estimate: z.number().int(),
-});
-
-const channelParams = z.object({ platform: platformName, channelId: z.string().min(1).max(256) });
-const isoTime = z.iso.datetime({ offset: true });
+import {
+  channelSnapshotSchema,
+  threadContextSchema,
+  channelMessageSchema,
+  channelParams,
+  isoTime,
+} from './channels.schemas.js';
 
 export function channelsRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -89,6 +20,7 @@ export function channelsRoutes(services: Services): FastifyPluginAsyncZod {
       '/channels/:platform/:channelId/snapshot',
       {
         schema: {
+          operationId: 'getChannelSnapshot',
           tags: ['channels'],
           summary: 'ChannelSnapshot: the anchor message in full and the top-level messages before it',
           params: channelParams,
@@ -112,6 +44,7 @@ export function channelsRoutes(services: Services): FastifyPluginAsyncZod {
       '/channels/:platform/:channelId/threads/:threadId',
       {
         schema: {
+          operationId: 'getThread',
           tags: ['channels'],
           summary: 'ThreadContext: the root in full and the most recent replies within a token budget',
           params: channelParams.extend({ threadId: z.string().min(1).max(256) }),
@@ -143,6 +76,7 @@ export function channelsRoutes(services: Services): FastifyPluginAsyncZod {
       '/channels/:platform/:channelId/messages',
       {
         schema: {
+          operationId: 'listChannelMessages',
           tags: ['channels'],
           summary: 'Messages of a channel in a time window, oldest first, cursor-paginated',
           params: channelParams,

@@ -19,8 +19,8 @@ import {
 } from './core/thread-budget.js';
 import type { MediaRefInput } from './core/channel-events.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
-import { badRequest, notFound } from '../../shared/errors.js';
 import type { ChannelScope, ChannelsRepository, StoredMessage } from './channels.repository.js';
+import { channelMessageNotFound, channelThreadNotFound, cursorInvalid } from './channels.errors.js';
 
 export const DEFAULT_MAX_REPLIES = 50;
 export const MAX_LIST_LIMIT = 500;
@@ -73,13 +73,8 @@ function decodeCursor(cursor: string): { ts: number; messageId: string } {
   } catch {
     // fall through
   }
-  throw badRequest('cursor.invalid', 'the cursor is not one this endpoint returned', {
-    path: 'querystring.cursor',
-  });
+  throw cursorInvalid();
 }
-
-const messageNotFound = (messageId: string) =>
-  notFound('channel_message.not_found', `no message ${messageId} in this channel`, { message_id: messageId });
 
 /** The thread an anchor message belongs to or starts, or null. */
 export function threadRootFor(anchor: StoredMessage): string | null {
@@ -155,7 +150,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
 
   async function anchorOf(scope: ChannelScope, messageId: string): Promise<StoredMessage> {
     const [anchor] = await channels.getMessages({ ...scope, ids: [messageId] });
-    if (!anchor) throw messageNotFound(messageId);
+    if (!anchor) throw channelMessageNotFound(messageId);
     return anchor;
   }
 
@@ -171,7 +166,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       params: ChannelScope & { threadId: string; budget?: number; maxReplies?: number },
     ): Promise<ThreadContext> {
       const thread = await threadFor(params, params.threadId, params);
-      if (!thread) throw notFound('channel_thread.not_found', `no thread ${params.threadId} in this channel`);
+      if (!thread) throw channelThreadNotFound(params.threadId);
       return thread;
     },
 

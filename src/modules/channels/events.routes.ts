@@ -49,6 +49,7 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
       '/events',
       {
         schema: {
+          operationId: 'ingestEvents',
           tags: ['ingest'],
           summary: `Ingest a batch (1…${MAX_EVENTS_PER_BATCH}) of normalized channel events`,
           description:
@@ -75,6 +76,7 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
       '/events/:platform',
       {
         schema: {
+          operationId: 'ingestPlatformEvents',
           tags: ['ingest'],
           summary: 'Ingest one raw platform payload (Slack envelope, Telegram Update, Discord dispatch)',
           description:

@@ -18,7 +18,6 @@ const webhookReply = ingestReply.partial().extend({
   challenge: z.string().optional(),
 });
 
-const errorReply = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 const params = z.object({ tenantId: z.string().min(1).max(128) });
 
 /** Same answer for an unknown tenant, a missing secret and a bad signature: existence is not revealed. */
@@ -57,6 +56,7 @@ export function webhooksRoutes(services: Services, deps: AppDeps): FastifyPlugin
       '/webhooks/slack/:tenantId',
       {
         schema: {
+          operationId: 'slackWebhook',
           tags: ['webhooks'],
           summary: 'Slack Events API endpoint (signature v0, url_verification, retries deduplicated)',
           description:
@@ -67,7 +67,7 @@ export function webhooksRoutes(services: Services, deps: AppDeps): FastifyPlugin
             'x-slack-signature': z.string().optional(),
             'x-slack-request-timestamp': z.string().optional(),
           }),
-          response: { 200: webhookReply, 401: errorReply },
+          response: { 200: webhookReply },
         },
       },
       async (request) => {
@@ -94,6 +94,7 @@ export function webhooksRoutes(services: Services, deps: AppDeps): FastifyPlugin
       '/webhooks/telegram/:tenantId',
       {
         schema: {
+          operationId: 'telegramWebhook',
           tags: ['webhooks'],
           summary: 'Telegram Bot API webhook (X-Telegram-Bot-Api-Secret-Token)',
           description:
@@ -101,7 +102,7 @@ export function webhooksRoutes(services: Services, deps: AppDeps): FastifyPlugin
           security: [],
           params,
           headers: z.object({ 'x-telegram-bot-api-secret-token': z.string().optional() }),
-          response: { 200: webhookReply, 401: errorReply },
+          response: { 200: webhookReply },
         },
       },
       async (request) => {

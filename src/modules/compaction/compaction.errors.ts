@@ -2,7 +2,7 @@
 import { AppError, conflict, notFound } from '../../shared/errors.js';
 
 // The same 404 as every other session route, so another tenant's id reads as unknown.
-export { sessionNotFound as compactionSessionNotFound } from '../sessions/sessions.service.js';
+export { sessionNotFound as compactionSessionNotFound } from '../sessions/sessions.errors.js';
 
 /** Another compaction of the session holds its lock; `holder_age_ms` says for how long. */
 export const compactionRunning = (sessionId: string, holderAgeMs: number | null) =>

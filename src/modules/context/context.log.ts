@@ -1,7 +1,7 @@
 // Reading the audit log of context calls (docs/design.md §6.13): pages of it, and the deferred
 // tools of the latest call (what tool_search searches).
 import type { DeferredTool } from '../tools/core/tool-deferral.js';
-import { sessionNotFound } from '../sessions/sessions.service.js';
+import { sessionNotFound } from '../sessions/sessions.errors.js';
 import type { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { ContextRepository } from './context.repository.js';
 import { contextLogView, type LoggedBudget } from './context.types.js';

@@ -32,7 +32,7 @@ import type { ChannelsService } from '../channels/channels.service.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
-import { sessionEnded, sessionNotFound } from '../sessions/sessions.service.js';
+import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 
 import {

@@ -21,6 +21,7 @@ export function lanesRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id/lanes/:lane/pending-slot',
       {
         schema: {
+          operationId: 'setPendingSlot',
           tags: TAGS,
           summary: "Set the lane's pending slot: the answer the agent is waiting for",
           description:
@@ -48,6 +49,7 @@ export function lanesRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id/lanes/:lane/pending-slot',
       {
         schema: {
+          operationId: 'clearPendingSlot',
           tags: TAGS,
           summary: "Withdraw the lane's pending slot (204 also when none was pending)",
           params: laneParams,

@@ -7,7 +7,7 @@ import type { Executor } from '../../db/client.js';
 import type { ContextRepository, LaneStateRow } from './context.repository.js';
 import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
-import { sessionEnded, sessionNotFound } from '../sessions/sessions.service.js';
+import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
 
 export function pendingSlotView(row: LaneStateRow) {
   return {

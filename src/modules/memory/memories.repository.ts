@@ -2,7 +2,8 @@
 import { and, desc, eq, gt, isNull, lt, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { memories, type memoryScopes, type memoryTypes } from '../../db/schema.js';
-import { conflict, isUniqueViolation } from '../../shared/errors.js';
+import { isUniqueViolation } from '../../shared/errors.js';
+import { memoryDuplicate } from './memory.errors.js';
 
 export type MemoryRow = typeof memories.$inferSelect;
 export type MemoryScope = (typeof memoryScopes)[number];
@@ -123,7 +124,7 @@ export function createMemoriesRepository(db: Executor) {
         return row ?? null;
       } catch (error) {
         if (isUniqueViolation(error)) {
-          throw conflict('memory.duplicate', 'another memory of this scope and type already has this text');
+          throw memoryDuplicate();
         }
         throw error;
       }

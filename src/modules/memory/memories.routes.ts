@@ -3,115 +3,20 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
-import { memoryScopes, memoryTypes } from './core/memories.js';
-import { DEFAULT_MAX_RESULTS, MAX_MAX_RESULTS } from './memory-search.service.js';
 import type { Services } from '../services.js';
 import type { AppDeps } from '../../deps.js';
-
-const scope = z.enum(memoryScopes);
-const type = z.enum(memoryTypes);
-const metadata = z
-  .looseObject({
-    lane_key: z.string().min(1).max(512).optional(),
-    summary_version: z.number().int().nonnegative().optional(),
-    updated_at_ms: z.number().int().nonnegative().optional(),
-    message_range: z
-      .object({
-        from: z.union([z.string(), z.number()]).optional(),
-        to: z.union([z.string(), z.number()]).optional(),
-      })
-      .optional(),
-  })
-  .describe('lane_key, summary_version, updated_at_ms, message_range; other keys are kept as given');
-const isoTime = z.iso.datetime({ offset: true });
-
-const memory = z
-  .object({
-    id: z.string(),
-    scope,
-    scope_key: z.string(),
-    type,
-    text: z.string(),
-    metadata: z.record(z.string(), z.unknown()),
-    source: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    expires_at: z.string().nullable(),
-  })
-  .describe('A memory record');
-const redactions = z.record(z.string(), z.number()).describe('secrets replaced, by kind');
-
-const createBody = z.object({
-  scope,
-  scope_key: z
-    .string()
-    .max(512)
-    .optional()
-    .describe('tenant: none; channel: "platform:channel_id"; user: the user id; session: the session key'),
-  type,
-  text: z.string().describe('redacted before storing; at most 16,000 characters after redaction (413)'),
-  metadata: metadata.optional(),
-  source: z.string().max(512).nullable().optional(),
-  expires_at: isoTime.nullable().optional(),
-});
-const createReply = z.object({ memory, created: z.boolean(), deduplicated: z.boolean(), redactions });
-
-const patchBody = z
-  .object({
-    text: z.string().optional(),
-    type: type.optional(),
-    metadata: metadata.optional().describe('merged into the stored metadata'),
-    source: z.string().max(512).nullable().optional(),
-    expires_at: isoTime.nullable().optional(),
-  })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'nothing to update' });
-
-const idParams = z.object({ id: z.uuid() });
-
-const searchBody = z.object({
-  query: z.string().max(4_000),
-  max_results: z.number().int().min(1).max(MAX_MAX_RESULTS).default(DEFAULT_MAX_RESULTS),
-  filters: z
-    .object({
-      scope: scope.optional(),
-      scope_key: z.string().max(512).optional(),
-      types: z.array(type).max(memoryTypes.length).optional(),
-      session_key: z.string().max(512).optional(),
-      platform: z.string().max(64).optional(),
-      channel_id: z.string().max(512).optional(),
-      lane_key: z.string().max(512).optional(),
-      since: isoTime.optional(),
-      until: isoTime.optional(),
-    })
-    .default({})
-    .describe(
-      'scope/scope_key/types narrow memories, session_key narrows transcript chunks, platform/channel_id narrow channel messages; lane_key and since/until narrow every source',
-    ),
-  lane_key: z
-    .string()
-    .max(512)
-    .optional()
-    .describe("the caller's lane: results from other lanes need a score ≥ 0.5 unless listed in named_lanes"),
-  named_lanes: z.array(z.string().max(512)).max(50).optional(),
-  include_memories: z.boolean().default(true),
-  include_transcripts: z.boolean().default(true),
-  include_channel_messages: z.boolean().default(false),
-});
-const searchResult = z.object({
-  kind: z.enum(['memory', 'transcript_chunk', 'channel_message']),
-  id: z.string(),
-  score: z.number().min(0).max(1),
-  snippet: z.string(),
-  text: z.string(),
-  time: z.string(),
-  lane_key: z.string().nullable(),
-  source: z.record(z.string(), z.unknown()),
-});
-const searchReply = z.object({
-  results: z.array(searchResult),
-  terms: z.array(z.string()),
-  note: z.string().optional(),
-});
+import {
+  memoryScopeSchema,
+  memoryTypeSchema,
+  memorySchema,
+  redactions,
+  createBody,
+  createReply,
+  patchBody,
+  idParams,
+  searchBody,
+  searchReply,
+} from './memory.schemas.js';
 
 export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>): FastifyPluginAsyncZod {
   return async (app) => {
@@ -119,6 +24,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
       '/memories',
       {
         schema: {
+          operationId: 'createMemory',
           tags: ['memory'],
           summary:
             'Create a memory (redacted; the same text in the same scope and type is returned, not duplicated)',
@@ -141,16 +47,19 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
       '/memories',
       {
         schema: {
+          operationId: 'listMemories',
           tags: ['memory'],
           summary: 'List memories, newest first (cursor paging; expired ones are left out)',
           querystring: z.object({
-            scope: scope.optional(),
+            scope: memoryScopeSchema.optional(),
             scope_key: z.string().max(512).optional(),
-            type: type.optional(),
+            type: memoryTypeSchema.optional(),
             limit: z.coerce.number().int().min(1).max(200).default(50),
             cursor: z.uuid().optional(),
           }),
-          response: { 200: z.object({ memories: z.array(memory), next_cursor: z.string().nullable() }) },
+          response: {
+            200: z.object({ memories: z.array(memorySchema), next_cursor: z.string().nullable() }),
+          },
         },
       },
       async (request) =>
@@ -167,7 +76,13 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
     app.get(
       '/memories/:id',
       {
-        schema: { tags: ['memory'], summary: 'Read a memory', params: idParams, response: { 200: memory } },
+        schema: {
+          operationId: 'getMemory',
+          tags: ['memory'],
+          summary: 'Read a memory',
+          params: idParams,
+          response: { 200: memorySchema },
+        },
       },
       async (request) => services.memories.get({ tenantId: request.tenantId, id: request.params.id }),
     );
@@ -176,12 +91,13 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
       '/memories/:id',
       {
         schema: {
+          operationId: 'updateMemory',
           tags: ['memory'],
           summary: 'Update a memory (409 memory.duplicate when the new text already exists in its scope)',
           headers: idempotencyKeyHeaders,
           params: idParams,
           body: patchBody,
-          response: { 200: z.object({ memory, redactions }) },
+          response: { 200: z.object({ memory: memorySchema, redactions }) },
         },
       },
       async (request) => {
@@ -199,6 +115,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
       '/memories/:id',
       {
         schema: {
+          operationId: 'deleteMemory',
           tags: ['memory'],
           summary: 'Delete a memory',
           headers: idempotencyKeyHeaders,
@@ -220,6 +137,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
       '/memories/search',
       {
         schema: {
+          operationId: 'searchMemories',
           tags: ['memory'],
           summary: 'Search memories, transcript chunks and (optionally) channel messages',
           body: searchBody,

@@ -3,9 +3,10 @@ import type { Clock, IdGenerator } from '../../shared/clock.js';
 import { MAX_MEMORY_CHARS, memoryTextKey } from './core/memories.js';
 import { redactSecrets, type RedactionResult } from './core/redaction.js';
 import type { Executor } from '../../db/client.js';
-import { badRequest, notFound, tooLarge } from '../../shared/errors.js';
+import { badRequest, tooLarge } from '../../shared/errors.js';
 import type { MemoriesRepository, MemoryRow, MemoryScope, MemoryType } from './memories.repository.js';
 import type { createIdempotencyService } from '../../http/idempotency/idempotency.service.js';
+import { memoryNotFound } from './memory.errors.js';
 
 type IdempotencyService = ReturnType<typeof createIdempotencyService>;
 
@@ -194,7 +195,7 @@ export function createMemoriesService(deps: {
 
     async get({ tenantId, id }: { tenantId: string; id: string }): Promise<MemoryView> {
       const row = await memories.findById({ tenantId, id, now: clock.now() });
-      if (!row) throw notFound('memory.not_found', 'no such memory', { id });
+      if (!row) throw memoryNotFound(id);
       return memoryView(row);
     },
 
@@ -230,7 +231,7 @@ export function createMemoriesService(deps: {
         async (tx) => {
           const now = clock.now();
           const current = await memories.findById({ tenantId, id, now }, tx);
-          if (!current) throw notFound('memory.not_found', 'no such memory', { id });
+          if (!current) throw memoryNotFound(id);
           const redacted = patch.text !== undefined ? prepareText(patch.text, 'body.text') : null;
           const row = await memories.update(
             {
@@ -258,7 +259,7 @@ export function createMemoriesService(deps: {
         { tenantId, scope: `memories.delete:${id}`, key: idempotencyKey, request: { id } },
         async (tx) => {
           const deleted = await memories.delete({ tenantId, id }, tx);
-          if (!deleted) throw notFound('memory.not_found', 'no such memory', { id });
+          if (!deleted) throw memoryNotFound(id);
           return { statusCode: 204, body: null };
         },
       );

@@ -14,6 +14,38 @@ function countOf(result: unknown): number {
 
 const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
+/**
+ * The tables whose rows simply age out: primary key and the time compared with the cutoff. Per
+ * tenant (its retention period): channel messages, transcript entries and chunks (a chunk goes
+ * when any turn it holds is older, so a straddling pair leaves the index whole). For everyone:
+ * webhook/event dedupe keys (INGEST_DEDUPE_WINDOW_MS) and stored Idempotency-Key replies
+ * (IDEMPOTENCY_TTL_MS).
+ */
+const AGED = {
+  channel_messages: {
+    table: 'channel_messages',
+    key: ['tenant_id', 'platform', 'channel_id', 'message_id'],
+    time: 'ts',
+  },
+  transcript_entries: {
+    table: 'transcript_entries',
+    key: ['tenant_id', 'session_id', 'seq'],
+    time: 'created_at',
+  },
+  transcript_chunks: {
+    table: 'transcript_chunks',
+    key: ['tenant_id', 'session_id', 'first_seq'],
+    time: 'coalesce(start_ts, created_at)',
+  },
+  ingest_events: { table: 'ingest_events', key: ['tenant_id', 'source', 'event_id'], time: 'received_at' },
+  idempotency_records: {
+    table: 'idempotency_records',
+    key: ['tenant_id', 'scope', 'key'],
+    time: 'created_at',
+  },
+} as const;
+export type AgedKind = keyof typeof AGED;
+
 export function createRetentionRepository(db: Executor) {
   const run = async (query: SQL, tx: Executor) => countOf(await tx.execute(query));
   return {
@@ -25,30 +57,22 @@ export function createRetentionRepository(db: Executor) {
       return rows.map((r) => ({ id: r.id, retention_days: Number(r.retention_days) }));
     },
 
-    async deleteChannelMessages(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+    /**
+     * Rows of one of the `AGED` tables older than `before`, oldest first in no particular order;
+     * with `tenantId`, only that tenant's.
+     */
+    async deleteAged(
+      kind: AgedKind,
+      p: { tenantId?: string; before: Date; batch: number },
+      tx: Executor = db,
+    ) {
+      const { table, key, time } = AGED[kind];
+      const keys = sql.raw(key.join(', '));
+      const tenant = p.tenantId === undefined ? sql`` : sql`tenant_id = ${p.tenantId} and `;
       return run(
-        sql`delete from channel_messages where (tenant_id, platform, channel_id, message_id) in (
-          select tenant_id, platform, channel_id, message_id from channel_messages
-          where tenant_id = ${p.tenantId} and ts < ${iso(p.before)} limit ${p.batch}) returning 1`,
-        tx,
-      );
-    },
-
-    async deleteTranscriptEntries(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
-      return run(
-        sql`delete from transcript_entries where (tenant_id, session_id, seq) in (
-          select tenant_id, session_id, seq from transcript_entries
-          where tenant_id = ${p.tenantId} and created_at < ${iso(p.before)} limit ${p.batch}) returning 1`,
-        tx,
-      );
-    },
-
-    /** Chunks holding any turn older than the cutoff (a straddling pair leaves the index whole). */
-    async deleteChunks(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
-      return run(
-        sql`delete from transcript_chunks where (tenant_id, session_id, first_seq) in (
-          select tenant_id, session_id, first_seq from transcript_chunks
-          where tenant_id = ${p.tenantId} and coalesce(start_ts, created_at) < ${iso(p.before)} limit ${p.batch}) returning 1`,
+        sql`delete from ${sql.identifier(table)} where (${keys}) in (
+          select ${keys} from ${sql.identifier(table)}
+          where ${tenant}${sql.raw(time)} < ${iso(p.before)} limit ${p.batch}) returning 1`,
         tx,
       );
     },
@@ -129,26 +153,6 @@ export function createRetentionRepository(db: Executor) {
           select c.tenant_id, c.session_id, c.first_seq from transcript_chunks c
           where not exists (select 1 from transcript_entries e where e.tenant_id = c.tenant_id
             and e.session_id = c.session_id and e.seq = c.first_seq)
-          limit ${p.batch}) returning 1`,
-        tx,
-      );
-    },
-
-    /** Every tenant: stored Idempotency-Key replies created before the cutoff (IDEMPOTENCY_TTL_MS). */
-    async deleteIdempotencyRecords(p: { before: Date; batch: number }, tx: Executor = db) {
-      return run(
-        sql`delete from idempotency_records where (tenant_id, scope, key) in (
-          select tenant_id, scope, key from idempotency_records where created_at < ${iso(p.before)}
-          limit ${p.batch}) returning 1`,
-        tx,
-      );
-    },
-
-    /** Every tenant: webhook/event dedupe keys received before the cutoff (INGEST_DEDUPE_WINDOW_MS). */
-    async deleteIngestEvents(p: { before: Date; batch: number }, tx: Executor = db) {
-      return run(
-        sql`delete from ingest_events where (tenant_id, source, event_id) in (
-          select tenant_id, source, event_id from ingest_events where received_at < ${iso(p.before)}
           limit ${p.batch}) returning 1`,
         tx,
       );

@@ -73,27 +73,23 @@ export function createRetentionService(deps: {
             before: new Date(now.getTime() - tenant.retention_days * DAY_MS),
             batch: BATCH,
           };
-          await drain('channel_messages', () => retention.deleteChannelMessages(p));
-          await drain('transcript_chunks', () => retention.deleteChunks(p));
-          await drain('transcript_entries', () => retention.deleteTranscriptEntries(p));
+          for (const kind of ['channel_messages', 'transcript_chunks', 'transcript_entries'] as const) {
+            await drain(kind, () => retention.deleteAged(kind, p));
+          }
           await drain('sessions', () => retention.deleteIdleSessions(p));
           await drain('derived_memories', () => retention.deleteDerivedMemories(p));
           await drain('blobs', () => retention.deleteOrphanBlobs(p));
         }
         await drain('expired_memories', () => retention.deleteExpiredMemories({ now, batch: BATCH }));
         await drain('transcript_chunks', () => retention.deleteOrphanChunks({ batch: BATCH }));
-        await drain('ingest_events', () =>
-          retention.deleteIngestEvents({
-            before: new Date(now.getTime() - deps.config.INGEST_DEDUPE_WINDOW_MS),
-            batch: BATCH,
-          }),
-        );
-        await drain('idempotency_records', () =>
-          retention.deleteIdempotencyRecords({
-            before: new Date(now.getTime() - deps.config.IDEMPOTENCY_TTL_MS),
-            batch: BATCH,
-          }),
-        );
+        const windows = {
+          ingest_events: deps.config.INGEST_DEDUPE_WINDOW_MS,
+          idempotency_records: deps.config.IDEMPOTENCY_TTL_MS,
+        };
+        for (const [kind, ms] of Object.entries(windows) as [keyof typeof windows, number][]) {
+          const before = new Date(now.getTime() - ms);
+          await drain(kind, () => retention.deleteAged(kind, { before, batch: BATCH }));
+        }
         return { ran: true, tenants: tenants.length, counts, complete: !lock.signal.aborted };
       } finally {
         await lock.release();

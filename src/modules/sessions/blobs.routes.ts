@@ -5,20 +5,9 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { blobView } from './blobs.service.js';
 import type { Services } from '../services.js';
+import { blobSchema } from './blobs.schemas.js';
 
 const TAGS = ['blobs'];
-const blobSchema = z.object({
-  artifact_id: z.string(),
-  sha256: z.string(),
-  byte_length: z.number(),
-  media_type: z.string(),
-  filename: z.string().nullable(),
-  kind: z.enum(['media', 'tool_result']),
-  session_id: z.string().nullable(),
-  created_at: z.string(),
-  deduplicated: z.boolean(),
-});
-
 export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsyncZod {
   const bodyLimit = deps.config.BLOB_LIMIT_BYTES;
   return async (app) => {
@@ -32,6 +21,7 @@ export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsy
       {
         bodyLimit,
         schema: {
+          operationId: 'uploadBlob',
           tags: TAGS,
           summary:
             'Upload bytes (raw body, Content-Type names the media type); same bytes → same artifact_id',
@@ -60,6 +50,7 @@ export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsy
       '/blobs/:artifactId',
       {
         schema: {
+          operationId: 'getBlob',
           tags: TAGS,
           summary: 'The bytes (HTTP Range supported), or a UTF-8 text slice with ?offset=&limit=',
           params: z.object({ artifactId: z.string().min(1).max(64) }),

@@ -5,9 +5,10 @@ import type { IdGenerator } from '../../shared/clock.js';
 import type { Config } from '../../config.js';
 import { parseRange, sliceUtf8 } from './core/byte-ranges.js';
 import { baseMediaType, IMAGE_MEDIA_TYPES, isSniffedMediaType, sniffMediaType } from '../../shared/media.js';
-import { AppError, badRequest, notFound, tooLarge, unprocessable } from '../../shared/errors.js';
+import { AppError, badRequest, tooLarge, unprocessable } from '../../shared/errors.js';
 import type { BlobMeta, BlobsRepository } from './blobs.repository.js';
 import type { SessionsRepository } from './sessions.repository.js';
+import { blobNotFound, sessionNotFound } from './sessions.errors.js';
 
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 /** Text slices (`?offset=&limit=`) are served for these; bytes for everything. */
@@ -26,7 +27,7 @@ export function createBlobsService(deps: {
 
   const findMeta = async (tenantId: string, artifactId: string): Promise<BlobMeta> => {
     const meta = UUID.test(artifactId) ? await blobs.findMeta({ tenantId, artifactId }) : null;
-    if (!meta) throw notFound('blob.not_found', `blob ${artifactId} not found`, { artifact_id: artifactId });
+    if (!meta) throw blobNotFound(artifactId);
     return meta;
   };
 
@@ -87,7 +88,7 @@ export function createBlobsService(deps: {
         const session = UUID.test(params.sessionId)
           ? await deps.sessions.findById({ tenantId, id: params.sessionId })
           : null;
-        if (!session) throw notFound('session.not_found', `session ${params.sessionId} not found`);
+        if (!session) throw sessionNotFound(params.sessionId);
       }
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       const { blob, created } = await blobs.insertDeduped({

@@ -8,11 +8,11 @@ import { sliceUtf8 } from './core/byte-ranges.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { offloadReference, toolResultText } from './core/offload.js';
 import type { Executor } from '../../db/client.js';
-import { notFound } from '../../shared/errors.js';
 import type { BlobMeta, BlobsRepository } from './blobs.repository.js';
 import type { ChannelMediaRepository } from '../channels/channel-media.repository.js';
 import type { SessionRow, SessionsRepository } from './sessions.repository.js';
 import type { TranscriptRepository } from './transcript.repository.js';
+import { resultNotFound, sessionNotFound } from './sessions.errors.js';
 
 export const READ_RESULT_DEFAULT_LIMIT = 4096;
 export const READ_RESULT_MAX_LIMIT = 65_536;
@@ -141,10 +141,9 @@ export function createOffloadService(deps: {
       const offset = Math.max(0, params.offset ?? 0);
       const limit = Math.min(READ_RESULT_MAX_LIMIT, Math.max(1, params.limit ?? READ_RESULT_DEFAULT_LIMIT));
       const session = await deps.sessions.findById({ tenantId, id: params.sessionId });
-      if (!session) throw notFound('session.not_found', `session ${params.sessionId} not found`);
+      if (!session) throw sessionNotFound(params.sessionId);
       const meta = UUID.test(refId) ? await blobs.findMeta({ tenantId, artifactId: refId }) : null;
-      if (!meta || !(await isVisibleTo(session, meta)))
-        throw notFound('result.not_found', `no stored result with ref_id ${refId}`, { ref_id: refId });
+      if (!meta || !(await isVisibleTo(session, meta))) throw resultNotFound(refId);
       const window =
         (await blobs.readBytes({ tenantId, artifactId: refId, start: offset, length: limit + UTF8_SLACK })) ??
         Buffer.alloc(0);

@@ -2,127 +2,23 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
-import { turnContentSchema } from '../../shared/content-blocks.js';
 import { offloadRefIdOf } from './core/offload.js';
 import type { Services } from '../services.js';
 import { manifestView } from './manifest.service.js';
 import { sessionView } from './sessions.service.js';
 import type { TranscriptEntryRow } from './transcript.repository.js';
+import {
+  keyPart,
+  sessionIdParams,
+  createSessionBody,
+  sessionSchema,
+  sessionResultSchema,
+  appendBody,
+  appendReply,
+  entrySchema,
+} from './sessions.schemas.js';
 
 const TAGS = ['sessions'];
-const keyPart = z.string().min(1).max(256);
-const sessionIdParams = z.object({ id: z.uuid() });
-
-const createSessionBody = z
-  .object({
-    session_key: z.string().min(1).max(1024).optional().describe('explicit key, e.g. telegram:chat:123'),
-    agent_id: keyPart.optional(),
-    platform: z
-      .string()
-      .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a lowercase platform name')
-      .optional(),
-    chat_type: z
-      .string()
-      .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'dm, group, channel, …')
-      .optional(),
-    user_id: keyPart.optional().describe('peer of a DM session'),
-    channel_id: keyPart.optional().describe('peer of a group/channel session'),
-    max_age_ms: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('freshness: a session whose last turn is older is replaced; default SESSION_MAX_AGE_MS'),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.session_key) return;
-    for (const field of ['agent_id', 'platform', 'chat_type'] as const) {
-      if (!body[field])
-        ctx.addIssue({ code: 'custom', path: [field], message: `required without session_key` });
-    }
-    const peer = body.chat_type === 'dm' ? 'user_id' : 'channel_id';
-    if (body.chat_type && !body[peer]) {
-      ctx.addIssue({ code: 'custom', path: [peer], message: `required for chat_type "${body.chat_type}"` });
-    }
-  });
-
-const calibrationSchema = z.record(
-  z.string(),
-  z.object({ ratio: z.number().nullable(), cache_read_share: z.number().nullable(), calls: z.number() }),
-);
-
-export const sessionSchema = z.object({
-  id: z.string(),
-  session_key: z.string(),
-  agent_id: z.string().nullable(),
-  platform: z.string().nullable(),
-  channel_id: z.string().nullable(),
-  user_id: z.string().nullable(),
-  chat_type: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  last_turn_at: z.string().nullable(),
-  ended_at: z.string().nullable(),
-  live: z.boolean(),
-  turn_count: z.number(),
-  compaction_count: z.number(),
-  total_tokens: z.number(),
-  next_seq: z.number(),
-  reset_from: z.string().nullable(),
-  pending_tool_use_ids: z.array(z.string()),
-  calibration: calibrationSchema,
-  metadata: z.record(z.string(), z.unknown()),
-});
-
-const sessionResultSchema = z.object({
-  session: sessionSchema,
-  created: z.boolean(),
-  reason: z.enum(['new', 'stale', 'existing', 'reset']),
-});
-
-const usageSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative().optional(),
-  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
-  cache_read_input_tokens: z.number().int().nonnegative().optional(),
-});
-
-const turnSchema = z.object({
-  role: z.enum(['user', 'assistant']),
-  content: turnContentSchema,
-  lane_key: z.string().min(1).max(1024).optional(),
-  author: z.object({ id: z.string().max(256).optional(), name: z.string().max(256).optional() }).optional(),
-  time: z.iso.datetime({ offset: true }).optional().describe('when the turn happened (group chats)'),
-  usage: usageSchema.optional().describe('provider usage of the call that produced this assistant turn'),
-  model: z.string().min(1).max(256).optional(),
-  source: z.record(z.string(), z.string()).optional().describe('where the turn came from'),
-});
-
-const appendBody = z.object({ turns: z.array(turnSchema).min(1).max(100) });
-
-const offloadedSchema = z.object({ tool_use_id: z.string(), ref_id: z.string() });
-const entrySummarySchema = z.object({
-  seq: z.number(),
-  lane_key: z.string(),
-  kind: z.string(),
-  role: z.enum(['user', 'assistant']).nullable(),
-  token_estimate: z.number(),
-  created_at: z.string(),
-  offloaded: z.array(offloadedSchema),
-});
-const appendReply = z.object({ session_id: z.string(), entries: z.array(entrySummarySchema) });
-
-const entrySchema = entrySummarySchema.extend({
-  content: z.unknown(),
-  author: z.object({ id: z.string().optional(), name: z.string().optional() }).nullable(),
-  turn_at: z.string().nullable(),
-  usage: z.record(z.string(), z.number()).nullable(),
-  model: z.string().nullable(),
-  source: z.record(z.string(), z.string()).nullable(),
-  idempotency_key: z.string().nullable(),
-});
-
 function offloadedOf(row: TranscriptEntryRow) {
   if (!Array.isArray(row.content)) return [];
   return (row.content as { type?: string; tool_use_id?: string; content?: unknown }[]).flatMap((block) => {
@@ -162,6 +58,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions',
       {
         schema: {
+          operationId: 'createSession',
           tags: TAGS,
           summary: 'Get or create the live session for a key (fresh within max_age, else replaced)',
           body: createSessionBody,
@@ -193,6 +90,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions',
       {
         schema: {
+          operationId: 'listSessions',
           tags: TAGS,
           summary: 'List sessions, newest first (filter by key, agent, live)',
           querystring: z.object({
@@ -225,6 +123,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id',
       {
         schema: {
+          operationId: 'getSession',
           tags: TAGS,
           summary: 'A session, with its usage calibration per model',
           params: sessionIdParams,
@@ -235,11 +134,15 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
         sessionView(await services.sessions.get({ tenantId: request.tenantId, id: request.params.id })),
     );
 
-    for (const path of ['/sessions/:id/reset', '/sessions/:id/new']) {
+    for (const [path, operationId] of [
+      ['/sessions/:id/reset', 'resetSession'],
+      ['/sessions/:id/new', 'newSession'],
+    ] as const) {
       app.post(
         path,
         {
           schema: {
+            operationId,
             tags: TAGS,
             summary: 'End the session and start a new one for its key (links back, keeps compaction_count)',
             params: sessionIdParams,
@@ -271,6 +174,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id',
       {
         schema: {
+          operationId: 'deleteSession',
           tags: TAGS,
           summary:
             'Hard delete: the session, its transcript, lane states, manifest, blobs, chunks and audit log',
@@ -288,6 +192,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id/turns',
       {
         schema: {
+          operationId: 'appendTurns',
           tags: TAGS,
           summary: 'Append user/assistant turns (Anthropic content blocks); Idempotency-Key per request',
           params: sessionIdParams,
@@ -314,6 +219,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id/transcript',
       {
         schema: {
+          operationId: 'getTranscript',
           tags: TAGS,
           summary: 'The full audit trail in seq order (every kind and lane), paged by seq',
           params: sessionIdParams,
@@ -351,6 +257,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id/attachments',
       {
         schema: {
+          operationId: 'listAttachments',
           tags: TAGS,
           summary: 'The attachment manifest: media already put into this conversation',
           params: sessionIdParams,

@@ -6,8 +6,9 @@ import type { Config } from '../../config.js';
 import { calibrationView } from './core/calibration.js';
 import { isSessionStale, sessionKeyFor, type SessionKeyParts } from './core/session-keys.js';
 import type { Db, Executor } from '../../db/client.js';
-import { conflict, notFound, unavailable } from '../../shared/errors.js';
+import { unavailable } from '../../shared/errors.js';
 import type { SessionRow, SessionsRepository } from './sessions.repository.js';
+import { sessionEnded, sessionNotFound } from './sessions.errors.js';
 
 export type SessionReason = 'new' | 'stale' | 'existing' | 'reset';
 
@@ -172,15 +173,6 @@ export function createSessionsService(deps: {
 }
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
-
-export const sessionNotFound = (id: string) =>
-  notFound('session.not_found', `session ${id} not found`, { id });
-export const sessionEnded = (row: SessionRow) =>
-  conflict('session.ended', `session ${row.id} has ended; get or create the live session for its key`, {
-    id: row.id,
-    session_key: row.sessionKey,
-    ended_at: row.endedAt?.toISOString() ?? null,
-  });
 
 /** The public JSON shape of a session. */
 export function sessionView(row: SessionRow) {

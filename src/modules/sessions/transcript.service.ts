@@ -19,7 +19,7 @@ import type {
 import type { CalibrationService } from './calibration.service.js';
 import { requestHash } from '../../http/idempotency/idempotency.service.js';
 import type { OffloadService } from './offload.service.js';
-import { sessionEnded, sessionNotFound } from './sessions.service.js';
+import { sessionEnded, sessionNotFound } from './sessions.errors.js';
 
 /**
  * The turns of one idempotent append are keyed `key`, `key␟1`, `key␟2`…: a control character

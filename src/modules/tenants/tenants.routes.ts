@@ -9,6 +9,7 @@ export function tenantRoutes(services: Services): FastifyPluginAsyncZod {
       '/me',
       {
         schema: {
+          operationId: 'getMe',
           tags: ['tenancy'],
           summary: 'The tenant of the calling API key',
           response: { 200: z.object({ tenant_id: z.string(), name: z.string() }) },

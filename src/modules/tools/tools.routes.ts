@@ -20,6 +20,7 @@ export function toolsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id/tools',
       {
         schema: {
+          operationId: 'listTools',
           tags: TAGS,
           summary: 'Built-in tool definitions for this session, ready for the Messages API `tools` parameter',
           params: z.object({ id: z.uuid() }),
@@ -44,6 +45,7 @@ export function toolsRoutes(services: Services): FastifyPluginAsyncZod {
       '/sessions/:id/tools/:name',
       {
         schema: {
+          operationId: 'runTool',
           tags: TAGS,
           summary:
             "Run a built-in tool inside the session's tenant, channel and lane; the reply is the tool_result content",

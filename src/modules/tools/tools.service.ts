@@ -13,7 +13,7 @@ import {
 } from '../../shared/media.js';
 import { defaultLaneKey } from '../sessions/core/session-keys.js';
 import { searchTools } from './core/tool-deferral.js';
-import { AppError, badRequest, notFound, unprocessable } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { CompactionService } from '../compaction/compaction.service.js';
 import type { BlobMeta } from '../sessions/blobs.repository.js';
 import type { ChannelMediaRepository } from '../channels/channel-media.repository.js';
@@ -27,7 +27,8 @@ import { visibleMemoryScopes } from '../context/context.service.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
-import { sessionNotFound } from '../sessions/sessions.service.js';
+import { sessionNotFound } from '../sessions/sessions.errors.js';
+import { toolInvalidInput, toolMediaNotFound, toolNeedsChannel, toolNotFound } from './tools.errors.js';
 
 export type ToolContentBlock =
   | { type: 'text'; text: string }
@@ -85,10 +86,7 @@ export function createToolsService(deps: {
     if (referenced)
       meta = await deps.blobs.findMeta({ tenantId: scope.tenantId, artifactId }).catch(() => null);
     if (!referenced || !meta) {
-      throw notFound('tools.media_not_found', `no media artifact ${artifactId} in this channel`, {
-        path: 'body.input.media_artifact_id',
-        artifact_id: artifactId,
-      });
+      throw toolMediaNotFound(artifactId);
     }
     const name = meta.filename ? `"${meta.filename}" ` : '';
     const where = `message ${referenced.messageId}${referenced.threadId ? ` in thread ${referenced.threadId}` : ''}`;
@@ -188,11 +186,11 @@ export function createToolsService(deps: {
   }): Promise<ToolReply> {
     const { tenantId, name } = params;
     if (!isBuiltinToolName(name)) {
-      throw notFound('tools.not_found', `no built-in tool named "${name}"`, { name });
+      throw toolNotFound(name);
     }
     const session = await loadSession(tenantId, params.sessionId);
     if (channelToolNames.includes(name) && !hasChannel(session)) {
-      throw unprocessable('tools.no_channel', `"${name}" needs a session bound to a channel`, { name });
+      throw toolNeedsChannel(name);
     }
     const parsed = toolInputSchemas[name].safeParse(params.input ?? {});
     if (!parsed.success) {
@@ -201,7 +199,7 @@ export function createToolsService(deps: {
         message: i.message,
         code: i.code,
       }));
-      throw badRequest('tools.invalid_input', `${details[0]!.path}: ${details[0]!.message}`, details);
+      throw toolInvalidInput(details);
     }
     const scope = { tenantId, platform: session.platform!, channelId: session.channelId! };
     const laneKey = session.turnState.last_lane_key ?? defaultLaneKey(session);

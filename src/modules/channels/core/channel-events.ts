@@ -101,9 +101,38 @@ export const channelEventSchema = z.discriminatedUnion('type', [
 ]);
 
 export const MAX_EVENTS_PER_BATCH = 500;
-export const eventBatchSchema = z.object({
-  events: z.array(channelEventSchema).min(1).max(MAX_EVENTS_PER_BATCH),
-});
+export const eventBatchSchema = z
+  .object({
+    events: z.array(channelEventSchema).min(1).max(MAX_EVENTS_PER_BATCH),
+  })
+  .meta({
+    examples: [
+      {
+        events: [
+          {
+            type: 'message.created',
+            event_id: 'Ev0PV52K21',
+            platform: 'slack',
+            channel_id: 'C024BE91L',
+            message_id: '1700000123.000200',
+            thread_id: '1700000000.000100',
+            ts: '2026-11-20T14:05:23Z',
+            author: { id: 'U061F7AUR', name: 'maria' },
+            text: 'Can we ship the release on Friday?',
+          },
+          {
+            type: 'reaction.added',
+            platform: 'slack',
+            channel_id: 'C024BE91L',
+            message_id: '1700000123.000200',
+            ts: '2026-11-20T14:06:01Z',
+            reaction: 'eyes',
+            user_id: 'U0G9QF9C6',
+          },
+        ],
+      },
+    ],
+  });
 
 export type ChannelEvent = z.infer<typeof channelEventSchema>;
 export type MessageCreated = z.infer<typeof messageCreatedSchema>;

@@ -1,0 +1,70 @@
+// How a route becomes an OpenAPI operation: its zod schemas converted (with the registered
+// schemas as $refs), plus the error replies every route can give, all in the one error shape.
+import type { FastifySchema } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { errorBodySchema } from './error-handler.js';
+
+type TransformArgs = Parameters<typeof jsonSchemaTransform>[0];
+
+const errorReply = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: errorBodySchema } },
+});
+
+interface RouteSchema extends FastifySchema {
+  headers?: unknown;
+  body?: unknown;
+  params?: unknown;
+  response?: Record<string, unknown>;
+}
+
+/** The error statuses a route can answer with, from what it takes (docs/api.md "Errors"). */
+function errorReplies(url: string, schema: RouteSchema): Record<string, unknown> {
+  const replies: Record<string, unknown> = {
+    400: errorReply('Bad input: `request.invalid` with the field path in `details`, or another 4xx code'),
+  };
+  const api = url.startsWith('/v1/');
+  const webhook = url.startsWith('/v1/webhooks/');
+  if (api) replies[401] = errorReply(webhook ? 'Signature or secret refused' : 'Missing or unknown API key');
+  if (schema.params) replies[404] = errorReply("Not found (another tenant's ids are not found either)");
+  if (schema.headers) replies[409] = errorReply('`idempotency.key_reused`: another body under this key');
+  if (schema.body) replies[413] = errorReply('Body over the size limit');
+  if (api && !webhook) replies[429] = errorReply('Rate limited (`rate_limited`); retry after `retry-after`');
+  replies[503] = errorReply('Not ready, draining, or a store is unavailable; retry after `retry-after`');
+  replies.default = errorReply('Any other error, in the same shape (5xx hide their internals)');
+  return replies;
+}
+
+export const documentRoute = (args: TransformArgs) => {
+  const schema = args.schema as RouteSchema | undefined;
+  if (!schema || (schema as { hide?: boolean }).hide) return jsonSchemaTransform(args);
+  const response = { ...errorReplies(args.url, schema), ...schema.response };
+  return jsonSchemaTransform({ ...args, schema: { ...schema, response } as TransformArgs['schema'] });
+};
+
+const REF = /"#\/components\/schemas\/([^"]+)"/g;
+
+/**
+ * The registered schemas as components, keeping only those an operation reaches: each registered
+ * schema is converted both as input and as output, and a reply-only shape needs no `…Input` twin.
+ */
+export const documentComponents: typeof jsonSchemaTransformObject = (args) => {
+  const document = jsonSchemaTransformObject(args) as {
+    paths?: unknown;
+    components?: { schemas?: Record<string, unknown> };
+  };
+  const schemas = document.components?.schemas ?? {};
+  const reached = new Set<string>();
+  const pending = [JSON.stringify(document.paths ?? {})];
+  while (pending.length > 0) {
+    for (const [, name] of pending.pop()!.matchAll(REF)) {
+      if (name === undefined || reached.has(name) || !(name in schemas)) continue;
+      reached.add(name);
+      pending.push(JSON.stringify(schemas[name]));
+    }
+  }
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
+  return { ...document, components: { ...document.components, schemas: kept } } as ReturnType<
+    typeof jsonSchemaTransformObject
+  >;
+};

@@ -1,0 +1,277 @@
+// Wire shapes of the context call: the request, the reply (with its typed payload, context and
+// attachments) and the audit log entry.
+import { z } from 'zod';
+import { compactResultSchema } from '../compaction/compaction.schemas.js';
+import { turnContentSchema } from '../../shared/content-blocks.js';
+import { budgetComponentNames } from './core/budget.js';
+import { TOOL_NAME_PATTERN, isBuiltinToolName } from '../tools/tools.schemas.js';
+import { pendingSlotSchema } from './core/pending-slot.js';
+import { contextReplyExample, contextRequestExample } from './context.examples.js';
+import { anthropicPayloadSchema, openaiChatPayloadSchema } from './payload.schemas.js';
+
+export const sessionIdParams = z.object({ id: z.uuid() });
+const positiveInt = z.number().int().positive();
+
+const jsonSchemaObject = z
+  .looseObject({
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    required: z.array(z.string()).optional(),
+  })
+  .describe('JSON Schema of the tool input: an object schema');
+
+export const callerToolSchema = z.strictObject({
+  name: z.string().regex(TOOL_NAME_PATTERN, 'tool names are 1–64 characters of [a-zA-Z0-9_-]'),
+  description: z.string().max(20_000).optional(),
+  input_schema: jsonSchemaObject,
+  source: z
+    .enum(['builtin', 'mcp', 'skill'])
+    .describe("builtin: the agent's core tools, never deferred; mcp and skill tools may be deferred"),
+});
+
+export const contextBody = z
+  .object({
+    message: z.object({
+      content: turnContentSchema,
+      source: z
+        .object({
+          platform: z.string().min(1).max(64),
+          channel_id: z.string().min(1).max(256),
+          message_id: z.string().min(1).max(256),
+        })
+        .optional()
+        .describe('the channel message this turn is (its anchor)'),
+      lane_key: z.string().min(1).max(512).optional().describe('lane when there is no source message'),
+      author: z
+        .object({ id: z.string().max(256).optional(), name: z.string().max(256).optional() })
+        .optional(),
+      time: z.iso.datetime({ offset: true }).optional(),
+    }),
+    model: z.string().min(1).max(200).optional(),
+    budget: z
+      .object({
+        total: positiveInt.max(10_000_000).optional(),
+        max_output_tokens: positiveInt.max(1_000_000).optional(),
+        max_context_tokens: positiveInt
+          .optional()
+          .describe('cap on what contextd adds beyond system, tools and the message (estimate units)'),
+      })
+      .optional(),
+    system: z
+      .array(
+        z.object({
+          name: z.string().min(1).max(200),
+          text: z.string().max(400_000),
+          cacheable: z.boolean().optional(),
+        }),
+      )
+      .max(50)
+      .optional(),
+    agent_id: z.string().min(1).max(256).optional(),
+    tools: z.array(callerToolSchema).max(500).optional(),
+    include: z
+      .object({
+        snapshot: z.boolean().optional(),
+        thread: z.boolean().optional(),
+        memories: z.boolean().optional(),
+        channel_search: z.boolean().optional(),
+        lane_summaries: z.boolean().optional(),
+        media: z.enum(['none', 'thread']).optional(),
+      })
+      .optional(),
+    compaction: z.enum(['auto', 'never', 'sync']).optional(),
+    history_turns: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe(
+        "at most this many of the lane's latest turns are sent (a view: nothing is dropped from the transcript, and a tool_use never loses its tool_result)",
+      ),
+    dry_run: z.boolean().optional(),
+    format: z.enum(['anthropic', 'openai']).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const seen = new Set<string>();
+    body.tools?.forEach((tool, index) => {
+      if (isBuiltinToolName(tool.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tools', index, 'name'],
+          message: `"${tool.name}" is a built-in tool name`,
+        });
+      } else if (seen.has(tool.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tools', index, 'name'],
+          message: `duplicate tool name "${tool.name}"`,
+        });
+      }
+      seen.add(tool.name);
+    });
+    const { total, max_output_tokens: output } = body.budget ?? {};
+    if (total !== undefined && output !== undefined && output >= total) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['budget', 'max_output_tokens'],
+        message: 'must be below budget.total',
+      });
+    }
+  })
+  .meta({ examples: [contextRequestExample] });
+
+const components = z.object(
+  Object.fromEntries(budgetComponentNames.map((n) => [n, z.number()])) as Record<
+    (typeof budgetComponentNames)[number],
+    z.ZodNumber
+  >,
+);
+const budgetSchema = z.object({
+  total: z.number(),
+  max_output_tokens: z.number(),
+  effective_window: z.number(),
+  max_context_tokens: z.number().nullable(),
+  components,
+  used: z.number(),
+  added: z.number(),
+  used_with_margin: z.number(),
+  remaining: z.number(),
+  percentage: z.number(),
+  state: z.enum(['ok', 'compact_soon', 'should_compact', 'blocked']),
+  safety_margin: z.number(),
+  calibration: z
+    .object({
+      factor: z.number(),
+      ratio: z.number().nullable(),
+      calls: z.number(),
+    })
+    .describe(
+      "the session's reported ÷ estimated input ratio for the model; applied (factor ≠ 1) from 3 reported calls, clamped to [0.5, 2]: used_with_margin = ceil(used × factor × safety_margin)",
+    ),
+});
+
+const contextPartState = z
+  .enum(['attached', 'omitted_budget', 'none'])
+  .describe('attached: in this turn; omitted_budget: left out for room; none: nothing to attach');
+
+const assembledContextSchema = z
+  .object({
+    channel: z.object({ platform: z.string(), channel_id: z.string() }).nullable(),
+    snapshot: contextPartState,
+    thread: contextPartState,
+    quoted_reply: contextPartState,
+    retrieved: z.array(
+      z.object({
+        kind: z.enum(['memory', 'transcript', 'channel_message']),
+        id: z.string(),
+        score: z.number(),
+        tokens: z.number(),
+      }),
+    ),
+    lane: z.object({
+      lane_key: z.string(),
+      version: z.number(),
+      summary_version: z.number(),
+      summary_included: z.boolean(),
+      first_kept_seq: z.number(),
+      cleared_before_seq: z.number(),
+      first_sent_seq: z.number().nullable(),
+      dropped_entries: z.number(),
+    }),
+    focus_anchor: z
+      .discriminatedUnion('kind', [
+        z.object({ kind: z.literal('reply'), message_id: z.string() }),
+        z.object({ kind: z.literal('assistant_turn'), seq: z.number() }),
+      ])
+      .nullable(),
+    pending_slot: z
+      .object({ name: z.string(), type: pendingSlotSchema.shape.type, value: z.string() })
+      .nullable(),
+  })
+  .meta({ id: 'AssembledContext', description: "what this turn's context holds, by source" });
+
+const attachmentSchema = z
+  .object({
+    artifact_id: z.string(),
+    sha256: z.string(),
+    media_type: z.string(),
+    display_name: z.string(),
+    source_message_id: z.string().nullable(),
+    source_thread_id: z.string().nullable(),
+    disposition: z
+      .enum(['attached', 'referenced', 'reattached'])
+      .describe(
+        'attached: sent as a content block now; referenced: sent in an earlier turn still in view; reattached: sent again because the turn that carried it left the payload',
+      ),
+    tokens: z.number(),
+  })
+  .meta({ id: 'Attachment' });
+
+/** The reply's fields after `payload` and `format`, in wire order. */
+const replyFields = {
+  budget: budgetSchema,
+  compaction: z.object({
+    mode: z.enum(['auto', 'never', 'sync']),
+    available: z.boolean(),
+    action: z
+      .enum(['none', 'truncated', 'scheduled', 'compacted'])
+      .describe(
+        'compacted: compaction ran before this payload (blocked, history left out, or a deleted message to purge); scheduled: a background compaction was queued (should_compact); truncated: older entries were left out of this payload',
+      ),
+    job_id: z.string().nullable().describe('the queued background compaction (action scheduled)'),
+    result: compactResultSchema.nullable().describe('what the compaction before this payload did'),
+  }),
+  context: assembledContextSchema,
+  attachments: z.array(attachmentSchema),
+  deferred_tools: z.array(
+    z.object({ name: z.string(), description: z.string(), source: z.string(), tokens: z.number() }),
+  ),
+  notes: z.array(z.string()),
+  cache: z.object({
+    breakpoints: z.array(
+      z.object({
+        position: z.enum(['system', 'tools', 'summary', 'previous_turn', 'this_turn']),
+        index: z.number(),
+        block: z.number().optional(),
+      }),
+    ),
+    stable_prefix_tokens: z.number(),
+  }),
+  turn_seq: z.number().nullable(),
+  payload_sha256: z.string(),
+  dry_run: z.boolean(),
+};
+
+/** The context reply as documented: the payload typed by `format`. */
+export const contextReplySchema = z
+  .discriminatedUnion('format', [
+    z.object({ payload: anthropicPayloadSchema, format: z.literal('anthropic'), ...replyFields }),
+    z.object({ payload: openaiChatPayloadSchema, format: z.literal('openai'), ...replyFields }),
+  ])
+  .meta({ id: 'ContextReply', examples: [contextReplyExample] });
+
+/**
+ * The same reply as the route encodes it: payload, context and attachments pass through as
+ * assembly built them (a parse would rebuild them in schema key order and change the bytes the
+ * payload hash and the Idempotency-Key replay are taken over). Tests check real replies against
+ * `contextReplySchema`.
+ */
+export const contextReplyWireSchema = z.object({
+  payload: z.record(z.string(), z.unknown()),
+  format: z.enum(['anthropic', 'openai']),
+  ...replyFields,
+  context: z.record(z.string(), z.unknown()),
+  attachments: z.array(z.record(z.string(), z.unknown())),
+});
+
+export const contextLogEntrySchema = z.object({
+  turn_seq: z.number(),
+  lane_key: z.string(),
+  lane_version: z.number(),
+  payload_sha256: z.string(),
+  model: z.string().nullable(),
+  budget: z.record(z.string(), z.unknown()),
+  deferred_tools: z.array(z.string()),
+  created_at: z.string(),
+});
