@@ -20,11 +20,6 @@ export function createMetrics() {
       help: 'Lock acquisitions served by Postgres advisory locks because Redis failed',
       registers: [registry],
     }),
-    cacheFallbacks: new Counter({
-      name: 'contextd_cache_fallbacks_total',
-      help: 'Cache operations skipped because Redis failed',
-      registers: [registry],
-    }),
   };
 }
 

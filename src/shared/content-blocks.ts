@@ -93,8 +93,6 @@ export const contentBlockSchema = z.discriminatedUnion('type', [
 
 export type ContentBlock = z.infer<typeof contentBlockSchema>;
 export type TextBlock = z.infer<typeof textBlockSchema>;
-export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;
-export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
 
 const contentBlocksSchema = z.array(contentBlockSchema).min(1);
 export type TurnContent = string | ContentBlock[];

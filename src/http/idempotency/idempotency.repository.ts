@@ -4,8 +4,6 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { idempotencyRecords } from '../../db/schema.js';
 
-export type IdempotencyRecord = typeof idempotencyRecords.$inferSelect;
-
 export function createIdempotencyRepository(db: Executor) {
   return {
     async find({ tenantId, scope, key }: { tenantId: string; scope: string; key: string }) {

@@ -2,20 +2,16 @@
 import { z } from 'zod';
 import { mediaRefSchema, platformName } from './core/channel-events.js';
 
-export const author = z.object({ user_id: z.string(), display_name: z.string(), is_bot: z.boolean() });
-export const media = z.array(mediaRefSchema);
+const author = z.object({ user_id: z.string(), display_name: z.string(), is_bot: z.boolean() });
+const media = z.array(mediaRefSchema);
+
+/** A channel message as every read shows it; each read adds its own fields. */
+const messageCore = z.object({ message_id: z.string(), ts: z.string(), author, text: z.string(), media });
 
 export const channelSnapshotSchema = z.object({
   schema_version: z.literal('1.0'),
   channel: z.object({ id: z.string(), name: z.string(), platform: z.string() }),
-  anchor: z.object({
-    message_id: z.string(),
-    ts: z.string(),
-    author,
-    text: z.string(),
-    media,
-    thread_id: z.string().nullable(),
-  }),
+  anchor: messageCore.extend({ thread_id: z.string().nullable() }),
   adjacent: z.array(
     z.object({
       message_id: z.string(),
@@ -38,17 +34,8 @@ export const channelSnapshotSchema = z.object({
 export const threadContextSchema = z.object({
   schema_version: z.literal('1.0'),
   thread_id: z.string(),
-  root: z.object({ message_id: z.string(), ts: z.string(), author, text: z.string(), media }),
-  replies: z.array(
-    z.object({
-      message_id: z.string(),
-      ts: z.string(),
-      author,
-      text: z.string(),
-      is_truncated: z.boolean(),
-      media,
-    }),
-  ),
+  root: messageCore,
+  replies: z.array(messageCore.extend({ is_truncated: z.boolean() })),
   truncation: z.object({
     total_replies: z.number().int(),
     included_replies: z.number().int(),
@@ -58,12 +45,7 @@ export const threadContextSchema = z.object({
   token_estimate: z.number().int(),
 });
 
-export const channelMessageSchema = z.object({
-  message_id: z.string(),
-  ts: z.string(),
-  author,
-  text: z.string(),
-  media,
+export const channelMessageSchema = messageCore.extend({
   thread_id: z.string().nullable(),
   reply_to_id: z.string().nullable(),
   lane_key: z.string(),

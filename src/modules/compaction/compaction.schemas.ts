@@ -116,7 +116,6 @@ export const laneViewSchema = z.object({
     .nullable(),
 });
 
-export type CompactBody = z.infer<typeof compactBody>;
 export type LaneView = z.infer<typeof laneViewSchema>;
 export type CompactionJobView = z.infer<typeof compactionJobSchema>;
 export type CompactResult = z.infer<typeof compactResultSchema>;

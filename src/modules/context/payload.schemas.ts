@@ -174,6 +174,3 @@ export const openaiChatPayloadSchema = z
     id: 'OpenAIChatPayload',
     description: 'An OpenAI chat-completions request with the same content and order (format=openai)',
   });
-
-export type AnthropicPayloadWire = z.infer<typeof anthropicPayloadSchema>;
-export type OpenAIChatPayloadWire = z.infer<typeof openaiChatPayloadSchema>;

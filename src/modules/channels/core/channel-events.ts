@@ -135,9 +135,7 @@ export const eventBatchSchema = z
   });
 
 export type ChannelEvent = z.infer<typeof channelEventSchema>;
-export type MessageCreated = z.infer<typeof messageCreatedSchema>;
 export type MediaRefInput = z.infer<typeof mediaRefSchema>;
-export type EventType = ChannelEvent['type'];
 
 export const ingestOutcomes = ['created', 'updated', 'duplicate', 'ignored'] as const;
 export type IngestOutcome = (typeof ingestOutcomes)[number];

@@ -52,10 +52,6 @@ export function renderEntryForSummary(entry: LaneEntry): string {
   return `[#${entry.seq} ${entry.role ?? entry.kind} ${new Date(entry.at).toISOString()}] ${entryText(entry)}`;
 }
 
-export function renderEntriesForSummary(entries: readonly LaneEntry[]): string {
-  return entries.map(renderEntryForSummary).join('\n\n');
-}
-
 /** Head and tail of a text within `maxTokens`, the middle replaced by a marker saying how much. */
 export function trimHeadTail(text: string, maxTokens: number, estimator: TokenEstimator): string {
   const tokens = estimator.text(text);

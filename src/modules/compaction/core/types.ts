@@ -9,20 +9,6 @@ export interface LaneEntry extends HistoryEntry {
   at: number;
 }
 
-/** The lane state fields compaction reads and rewrites (lane_states). */
-export interface LaneSnapshot {
-  laneKey: string;
-  summary: string | null;
-  summaryVersion: number;
-  /** ms since epoch, null when the lane never had a summary. */
-  summaryUpdatedAt: number | null;
-  summaryStale: boolean;
-  firstKeptSeq: number;
-  clearedBeforeSeq: number;
-  /** Fencing / compare-and-set counter. */
-  version: number;
-}
-
 /** The numbers compaction is tuned by (defaults in `compactionDefaults`). */
 export interface CompactionSettings {
   /** A lane over this many entries since its first kept entry needs compaction (30). */

@@ -121,5 +121,3 @@ export function redactSecrets(text: string): RedactionResult {
 }
 
 /** Total number of replacements in a result's counts. */
-export const redactionTotal = (counts: RedactionResult['counts']) =>
-  Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
