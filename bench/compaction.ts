@@ -18,7 +18,15 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { closeDeps, createDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
-import { normalize, parseEvidence, payloadStrings, turnsOf, turnText, type Sample } from './lib/locomo.js';
+import {
+  isoDateForm,
+  normalize,
+  parseEvidence,
+  payloadStrings,
+  turnsOf,
+  turnText,
+  type Sample,
+} from './lib/locomo.js';
 
 const BUDGETS = [1000, 1764, 4000, 8000] as const;
 
@@ -81,14 +89,18 @@ async function main() {
     console.log(`LoCoMo data not found at ${data}; skipping E2 (see ../shared/data/locomo/README.md).`);
   } else {
     const samples = JSON.parse(readFileSync(data, 'utf8')) as Sample[];
-    type Cells = Record<'recency' | 'truncation' | 'compaction', { recall: number[]; presence: number[] }>;
+    type Cell = { recall: number[]; presence: number[]; dated: number[] };
+    type Cells = Record<'recency' | 'truncation' | 'compaction', Cell>;
+    // The most any payload can reach: the whole conversation's text (no budget), with and without
+    // each turn's day written beside it.
+    const ceiling = { plain: [] as number[], dated: [] as number[] };
     const cells: Record<number, Cells> = Object.fromEntries(
       BUDGETS.map((b) => [
         b,
         {
-          recency: { recall: [], presence: [] },
-          truncation: { recall: [], presence: [] },
-          compaction: { recall: [], presence: [] },
+          recency: { recall: [], presence: [], dated: [] },
+          truncation: { recall: [], presence: [], dated: [] },
+          compaction: { recall: [], presence: [], dated: [] },
         },
       ]),
     );
@@ -121,6 +133,18 @@ async function main() {
         const evidence = parseEvidence(q.evidence).filter((id) => byId.has(id));
         if (evidence.length === 0) continue;
         const answer = normalize(String(q.answer ?? ''));
+        const answerDate = isoDateForm(String(q.answer ?? ''));
+        if (answer) {
+          const whole = turns.map(({ turn }) => turnText(turn)).join('\n');
+          const wholeDated = turns
+            .map(({ turn, at }) => `${at.toISOString().slice(0, 10)} ${turnText(turn)}`)
+            .join('\n');
+          ceiling.plain.push(normalize(whole).includes(answer) ? 1 : 0);
+          const datedText = normalize(wholeDated);
+          ceiling.dated.push(
+            datedText.includes(answer) || (answerDate !== null && datedText.includes(answerDate)) ? 1 : 0,
+          );
+        }
         for (const budget of BUDGETS) {
           const recent: string[] = [];
           let used = 0;
@@ -132,9 +156,13 @@ async function main() {
             recent.push(text);
           }
           const recencyText = recent.join('\n');
-          const score = (text: string, cell: { recall: number[]; presence: number[] }) => {
+          const score = (text: string, cell: Cell) => {
             cell.recall.push(evidence.filter((id) => text.includes(byId.get(id)!)).length / evidence.length);
-            if (answer) cell.presence.push(normalize(text).includes(answer) ? 1 : 0);
+            if (!answer) return;
+            const normalized = normalize(text);
+            const present = normalized.includes(answer);
+            cell.presence.push(present ? 1 : 0);
+            cell.dated.push(present || (answerDate !== null && normalized.includes(answerDate)) ? 1 : 0);
           };
           score(recencyText, cells[budget]!.recency);
           for (const [way, sessionId] of [
@@ -151,18 +179,25 @@ async function main() {
         }
       }
     }
-    console.log('\nLoCoMo E2, categories 1–4 — evidence recall / answer presence');
     console.log(
-      'budget | recency        | truncation only | compaction on   | Δ presence (compaction − truncation)',
+      '\nLoCoMo E2, categories 1–4 — evidence recall / answer presence / answer presence, dates as days',
     );
+    console.log(
+      'budget | recency                | truncation only        | compaction on          | Δ presence (compaction − truncation)',
+    );
+    const fmt = (x: Cell) =>
+      `${pct(mean(x.recall)).padStart(6)} / ${pct(mean(x.presence)).padStart(6)} / ${pct(mean(x.dated)).padStart(6)}`;
     for (const b of BUDGETS) {
       const c = cells[b]!;
-      const fmt = (x: { recall: number[]; presence: number[] }) =>
-        `${pct(mean(x.recall)).padStart(6)} / ${pct(mean(x.presence)).padStart(6)}`;
+      const delta = (k: 'presence' | 'dated') =>
+        ((mean(c.compaction[k]) - mean(c.truncation[k])) * 100).toFixed(1);
       console.log(
-        `${String(b).padStart(6)} | ${fmt(c.recency)} | ${fmt(c.truncation)}  | ${fmt(c.compaction)}  | ${((mean(c.compaction.presence) - mean(c.truncation.presence)) * 100).toFixed(1)} points (n=${c.truncation.recall.length})`,
+        `${String(b).padStart(6)} | ${fmt(c.recency)} | ${fmt(c.truncation)} | ${fmt(c.compaction)} | ${delta('presence')} / ${delta('dated')} points (n=${c.truncation.recall.length})`,
       );
     }
+    console.log(
+      `ceiling (the whole conversation in the payload): answer presence ${pct(mean(ceiling.plain))}, with each turn's day ${pct(mean(ceiling.dated))} (n=${ceiling.plain.length})`,
+    );
   }
 
   // 2. A long bot loop, with and without compaction.
@@ -209,6 +244,11 @@ async function main() {
     }
     return { sent, reuse, compactions: compactions.length - runs };
   };
+  if (loopTurns <= 0) {
+    await app.close();
+    await closeDeps(deps);
+    return;
+  }
   const without = await loop(false);
   const withC = await loop(true);
   console.log(`\n${loopTurns}-turn bot loop — tokens sent per context call`);

@@ -119,3 +119,17 @@ export function payloadStrings(payload: { messages: { content: unknown }[] }, sk
   }
   return out;
 }
+
+/**
+ * An answer that is a date ("7 May 2023", "May 2023") in the ISO form a payload writes days in
+ * ("2023-05-07", "2023-05"), normalized; null when the answer is not just a date.
+ */
+export function isoDateForm(answer: string): string | null {
+  const a = normalize(answer);
+  const day = /^(\d{1,2}) (\w+) (\d{4})$/.exec(a);
+  const month = /^(\w+) (\d{4})$/.exec(a);
+  const m = day ? MONTHS.indexOf(day[2]!) : month ? MONTHS.indexOf(month[1]!) : -1;
+  if (m < 0) return null;
+  const mm = String(m + 1).padStart(2, '0');
+  return normalize(day ? `${day[3]}-${mm}-${day[1]!.padStart(2, '0')}` : `${month![2]}-${mm}`);
+}

@@ -382,6 +382,18 @@ export const agentSections = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.agentId, t.name] })],
 );
 
+/** Per-agent defaults of the context call (today: how many history turns to send). */
+export const agentSettings = pgTable(
+  'agent_settings',
+  {
+    tenantId: text('tenant_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    historyTurns: integer('history_turns'),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.agentId] })],
+);
+
 /** Audit of context calls (§6.13): what the model saw at each turn. */
 export const contextLog = pgTable(
   'context_log',

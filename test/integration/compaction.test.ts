@@ -249,6 +249,60 @@ describe('assembly after compaction', () => {
     const bad = await contextCall(s.id, { message: { content: 'x' }, history_turns: 0 });
     expect(bad.statusCode).toBe(400);
   });
+
+  it("an agent's history_turns default applies when a call sets none; the request's wins", async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { agent_id: 'terse-bot', platform: 'slack', chat_type: 'dm', user_id: 'U-terse' },
+    });
+    const id = created.json().session.id as string;
+    await appendTurns(id, 8);
+    const settingsUrl = '/v1/agents/terse-bot/settings';
+    expect((await t.inject({ url: settingsUrl })).json()).toEqual({
+      agent_id: 'terse-bot',
+      history_turns: null,
+      updated_at: null,
+    });
+    const sent = async (payload: Record<string, unknown>) => {
+      const response = await contextCall(id, { message: { content: 'next?' }, dry_run: true, ...payload });
+      expect(response.statusCode).toBe(200);
+      return JSON.stringify(response.json().payload.messages);
+    };
+    expect(await sent({})).toContain('Step 0:');
+
+    const put = await t.inject({ method: 'PUT', url: settingsUrl, payload: { history_turns: 2 } });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toMatchObject({ agent_id: 'terse-bot', history_turns: 2 });
+    const byDefault = await sent({});
+    expect(byDefault).toContain('Step 7:');
+    expect(byDefault).not.toContain('Step 5:');
+    // The request's own limit wins, and naming the agent on the call reads the same default.
+    expect(await sent({ history_turns: 4 })).toContain('Step 4:');
+    expect(await sent({ agent_id: 'terse-bot' })).not.toContain('Step 5:');
+
+    // Another tenant has its own (empty) settings for the same agent id and cannot change ours.
+    expect((await other.inject({ url: settingsUrl })).json().history_turns).toBeNull();
+    await other.inject({ method: 'PUT', url: settingsUrl, payload: { history_turns: 50 } });
+    expect((await t.inject({ url: settingsUrl })).json().history_turns).toBe(2);
+
+    for (const payload of [{ history_turns: 0 }, { history_turns: 'all' }, {}, { history_turns: 2, x: 1 }]) {
+      const bad = await t.inject({ method: 'PUT', url: settingsUrl, payload });
+      expect(bad.statusCode).toBe(400);
+      expect(errorOf(bad).code).toBe('request.invalid');
+    }
+    const badId = await t.inject({
+      method: 'PUT',
+      url: '/v1/agents/bad%20id/settings',
+      payload: { history_turns: 1 },
+    });
+    expect(badId.statusCode).toBe(400);
+
+    expect(
+      (await t.inject({ method: 'PUT', url: settingsUrl, payload: { history_turns: null } })).json(),
+    ).toMatchObject({ history_turns: null });
+    expect(await sent({})).toContain('Step 0:');
+  });
 });
 
 describe('edits and deletes', () => {

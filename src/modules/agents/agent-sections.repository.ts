@@ -1,9 +1,10 @@
 // Agent sections: stored system-prompt sections (AGENTS.md, SOUL.md, …) per tenant and agent.
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { agentSections } from '../../db/schema.js';
+import { agentSections, agentSettings } from '../../db/schema.js';
 
 export type AgentSectionRow = typeof agentSections.$inferSelect;
+export type AgentSettingsRow = typeof agentSettings.$inferSelect;
 
 export function createAgentSectionsRepository(db: Executor) {
   const byName = (tenantId: string, agentId: string, name: string) =>
@@ -33,6 +34,28 @@ export function createAgentSectionsRepository(db: Executor) {
         .returning({ ...getTableColumns(agentSections), created: sql<boolean>`(xmax = 0)` });
       const { created, ...stored } = row!;
       return { section: stored as AgentSectionRow, created };
+    },
+
+    /** The agent's defaults, or null when none were set. */
+    async findSettings({ tenantId, agentId }: { tenantId: string; agentId: string }, tx: Executor = db) {
+      const [row] = await tx
+        .select()
+        .from(agentSettings)
+        .where(and(eq(agentSettings.tenantId, tenantId), eq(agentSettings.agentId, agentId)))
+        .limit(1);
+      return row ?? null;
+    },
+
+    async upsertSettings(settings: typeof agentSettings.$inferInsert, tx: Executor = db) {
+      const [row] = await tx
+        .insert(agentSettings)
+        .values(settings)
+        .onConflictDoUpdate({
+          target: [agentSettings.tenantId, agentSettings.agentId],
+          set: { historyTurns: settings.historyTurns, updatedAt: settings.updatedAt },
+        })
+        .returning();
+      return row!;
     },
 
     async find(

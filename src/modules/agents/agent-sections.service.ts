@@ -2,7 +2,11 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
-import type { AgentSectionRow, AgentSectionsRepository } from './agent-sections.repository.js';
+import type {
+  AgentSectionRow,
+  AgentSectionsRepository,
+  AgentSettingsRow,
+} from './agent-sections.repository.js';
 import { agentSectionNotFound } from './agents.errors.js';
 
 export function createAgentSectionsService(deps: {
@@ -45,6 +49,21 @@ export function createAgentSectionsService(deps: {
       return sections.list({ tenantId, agentId });
     },
 
+    /** The agent's defaults for the context call (nulls when none were set). */
+    async getSettings(tenantId: string, agentId: string) {
+      return agentSettingsView(agentId, await sections.findSettings({ tenantId, agentId }));
+    },
+
+    async putSettings(params: { tenantId: string; agentId: string; historyTurns: number | null }) {
+      const row = await sections.upsertSettings({
+        tenantId: params.tenantId,
+        agentId: params.agentId,
+        historyTurns: params.historyTurns,
+        updatedAt: deps.clock.now(),
+      });
+      return agentSettingsView(params.agentId, row);
+    },
+
     async remove(params: { tenantId: string; agentId: string; name: string }) {
       if (!(await sections.remove(params))) throw agentSectionNotFound(params.agentId, params.name);
     },
@@ -63,5 +82,13 @@ export function agentSectionView(row: AgentSectionRow) {
     sha256: row.sha256,
     token_estimate: row.tokenEstimate,
     updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function agentSettingsView(agentId: string, row: AgentSettingsRow | null) {
+  return {
+    agent_id: agentId,
+    history_turns: row?.historyTurns ?? null,
+    updated_at: row?.updatedAt.toISOString() ?? null,
   };
 }

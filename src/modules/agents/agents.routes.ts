@@ -3,7 +3,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { agentSectionView } from './agent-sections.service.js';
 import type { Services } from '../services.js';
-import { agentId, sectionParams, sectionSchema } from './agents.schemas.js';
+import {
+  agentId,
+  agentParams,
+  agentSettingsBody,
+  agentSettingsSchema,
+  sectionParams,
+  sectionSchema,
+} from './agents.schemas.js';
 
 const TAGS = ['agents'];
 export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
@@ -91,6 +98,41 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
         await services.agentSections.remove({ tenantId: request.tenantId, ...request.params });
         return reply.code(204).send(null);
       },
+    );
+
+    app.get(
+      '/agents/:agentId/settings',
+      {
+        schema: {
+          operationId: 'getAgentSettings',
+          tags: TAGS,
+          summary: "The agent's defaults for the context call (nulls when none were set)",
+          params: agentParams,
+          response: { 200: agentSettingsSchema },
+        },
+      },
+      async (request) => services.agentSections.getSettings(request.tenantId, request.params.agentId),
+    );
+
+    app.put(
+      '/agents/:agentId/settings',
+      {
+        schema: {
+          operationId: 'putAgentSettings',
+          tags: TAGS,
+          summary:
+            "Set the agent's defaults for the context call: history_turns applies when a call names the agent (agent_id, or the session's) and sets none",
+          params: agentParams,
+          body: agentSettingsBody,
+          response: { 200: agentSettingsSchema },
+        },
+      },
+      async (request) =>
+        services.agentSections.putSettings({
+          tenantId: request.tenantId,
+          agentId: request.params.agentId,
+          historyTurns: request.body.history_turns,
+        }),
     );
   };
 }

@@ -2,7 +2,7 @@
 // (compare-and-set on lane_states.version), the compaction record appended to the transcript, the
 // lane-summary memory, the running-compaction marker, and the staleness marks of edits/deletes.
 import { createHash } from 'node:crypto';
-import { and, asc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import {
   compactionRuns,
@@ -210,6 +210,22 @@ export function createCompactionRepository(db: Executor) {
           ),
         )
         .orderBy(asc(transcriptEntries.seq));
+    },
+
+    /** How many compaction records the lane has (counted, not read). */
+    async recordCount(params: { tenantId: string; sessionId: string; laneKey: string }, tx: Executor = db) {
+      const [row] = await tx
+        .select({ n: count() })
+        .from(transcriptEntries)
+        .where(
+          and(
+            eq(transcriptEntries.tenantId, params.tenantId),
+            eq(transcriptEntries.sessionId, params.sessionId),
+            eq(transcriptEntries.kind, 'compaction'),
+            eq(transcriptEntries.laneKey, params.laneKey),
+          ),
+        );
+      return Number(row?.n ?? 0);
     },
 
     /**

@@ -290,10 +290,10 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       const { tenantId, sessionId, laneKey } = params;
       const session = await deps.sessions.findById({ tenantId, id: sessionId });
       if (!session) throw compactionSessionNotFound(sessionId);
-      const [state, sizes, records] = await Promise.all([
+      const [state, sizes, compactions] = await Promise.all([
         deps.laneStates.getLaneState({ tenantId, sessionId, laneKey }),
         repo.laneSizes({ tenantId, sessionId, laneKeys: [laneKey] }),
-        repo.records({ tenantId, sessionId, laneKey }),
+        repo.recordCount({ tenantId, sessionId, laneKey }),
       ]);
       if (!state && sizes.length === 0) throw laneNotFound(laneKey);
       const through = state?.summarizedThroughSeq ?? 0;
@@ -333,7 +333,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
         purge_pending: (state?.purgeTexts?.length ?? 0) > 0,
         kept_entries: sizes[0]?.entries ?? 0,
         kept_tokens: sizes[0]?.tokens ?? 0,
-        compactions: records.length,
+        compactions,
         expanded,
       };
     },

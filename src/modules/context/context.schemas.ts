@@ -6,6 +6,7 @@ import { turnContentSchema } from '../../shared/content-blocks.js';
 import { budgetComponentNames } from './core/budget.js';
 import { TOOL_NAME_PATTERN, isBuiltinToolName } from '../tools/tools.schemas.js';
 import { pendingSlotSchema } from './core/pending-slot.js';
+import { historyTurnsSchema } from '../agents/agents.schemas.js';
 import { contextReplyExample, contextRequestExample } from './context.examples.js';
 import { anthropicPayloadSchema, openaiChatPayloadSchema } from './payload.schemas.js';
 
@@ -80,14 +81,10 @@ export const contextBody = z
       })
       .optional(),
     compaction: z.enum(['auto', 'never', 'sync']).optional(),
-    history_turns: z
-      .number()
-      .int()
-      .min(1)
-      .max(100_000)
+    history_turns: historyTurnsSchema
       .optional()
       .describe(
-        "at most this many of the lane's latest turns are sent (a view: nothing is dropped from the transcript, and a tool_use never loses its tool_result)",
+        "at most this many of the lane's latest turns are sent (a view: nothing is dropped from the transcript, and a tool_use never loses its tool_result); default: the agent's (PUT /v1/agents/{agentId}/settings), else the whole lane",
       ),
     dry_run: z.boolean().optional(),
     format: z.enum(['anthropic', 'openai']).optional(),

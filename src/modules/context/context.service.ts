@@ -78,7 +78,7 @@ export function createContextService(deps: {
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
   channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
   memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
-  agentSections: Pick<AgentSectionsService, 'listAgentSections'>;
+  agentSections: Pick<AgentSectionsService, 'listAgentSections' | 'getSettings'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
   manifest: Pick<ManifestService, 'list' | 'record'>;
@@ -137,6 +137,11 @@ export function createContextService(deps: {
       // The query's lexemes depend only on the message: fetched here, off the retrieval's path.
       lexemes: wantsRetrieval ? deps.memorySearch.lexemes(userText) : Promise.resolve(null),
       sections: request.agent_id ? deps.agentSections.listAgentSections(tenantId, request.agent_id) : null,
+      // The agent's history_turns default, read only when the request sets none.
+      agentSettings:
+        request.agent_id && request.history_turns === undefined
+          ? deps.agentSections.getSettings(tenantId, request.agent_id)
+          : null,
     };
     // Awaited below; a failure while the session is still loading (or missing) is not unhandled.
     for (const pending of Object.values(round1)) pending?.catch(() => {});
@@ -144,12 +149,17 @@ export function createContextService(deps: {
     if (session.endedAt) throw sessionEnded(session);
     checkAnchorSource(session, source);
     const agentId = request.agent_id ?? session.agentId ?? null;
-    const [found, sections, lastLog, lexemes] = await Promise.all([
+    const [found, sections, lastLog, lexemes, agentSettings] = await Promise.all([
       round1.anchor,
       round1.sections ?? (agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : []),
       round1.lastLog,
       round1.lexemes,
+      round1.agentSettings ??
+        (agentId && request.history_turns === undefined
+          ? deps.agentSections.getSettings(tenantId, agentId)
+          : null),
     ]);
+    const historyTurns = request.history_turns ?? agentSettings?.history_turns ?? undefined;
     const anchor = found?.view ?? null;
     // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
     const laneKey =
@@ -262,7 +272,7 @@ export function createContextService(deps: {
     const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
     const model = request.model ?? config.DEFAULT_MODEL;
     // history_turns: a view of the lane's latest turns, widened so no tool pair is split.
-    const { turns, viewFrom, history } = historyTurnsView(entries, request.history_turns);
+    const { turns, viewFrom, history } = historyTurnsView(entries, historyTurns);
     // 3. Assemble (pure).
     const assemble = (anchorContext: typeof channelContext) =>
       assembleContext({

@@ -13,6 +13,21 @@ const [GOALS, DECISIONS, FACTS, OUTCOMES, PENDING] = SUMMARY_SECTIONS;
 /** The longest bullet kept whole; longer sentences keep their head and list their identifiers. */
 const BULLET_CHARS = 280;
 const EMPTY = '- (none)';
+/**
+ * Open questions and pending actions go stale: these sections keep their latest bullets only, so
+ * the summary's room goes to decisions, facts and outcomes (a long chat would otherwise fill it
+ * with every question ever asked).
+ */
+const RECENT_ONLY: ReadonlyMap<Section, number> = new Map([
+  [GOALS, 12],
+  [PENDING, 12],
+]);
+
+/** An entry is kept whole when its kept sentences are at least this share of it. */
+const WHOLE_ENTRY_KEPT_SHARE = 0.6;
+
+/** Which section a whole entry goes to when its sentences fall into several: the most durable. */
+const SECTION_PRIORITY: readonly Section[] = [DECISIONS, OUTCOMES, PENDING, FACTS, GOALS];
 
 const CUES: [Section, RegExp][] = [
   [
@@ -95,21 +110,38 @@ export function summarizeExtractive(request: SummarizeRequest, settings: Compact
   for (const entry of request.entries) {
     const body = entryText(entry);
     const isToolResult = body.startsWith('[tool result');
-    const label = `[#${entry.seq} ${entry.role ?? entry.kind}]`;
-    for (const sentence of sentences(body)) {
-      const section = classify(sentence, isToolResult);
-      if (!section) continue;
+    // The day (UTC) the entry was said: a summary without it cannot answer "when".
+    const label = `[#${entry.seq} ${entry.role ?? entry.kind} ${new Date(entry.at).toISOString().slice(0, 10)}]`;
+    const said = sentences(body);
+    const kept = said
+      .map((sentence) => ({ sentence, section: classify(sentence, isToolResult) }))
+      .filter((s): s is { sentence: string; section: Section } => s.section !== null);
+    // A short entry whose sentences are mostly kept anyway is kept whole, under its most durable
+    // section: splitting it would cut the link between its sentences ("we went camping. It was in
+    // May."). Filler around one point still leaves only the point.
+    const whole = said.join(' ');
+    const keptChars = kept.reduce((sum, k) => sum + k.sentence.length, 0);
+    const points =
+      kept.length > 0 && whole.length <= BULLET_CHARS && keptChars >= WHOLE_ENTRY_KEPT_SHARE * whole.length
+        ? [{ sentence: whole, section: SECTION_PRIORITY.find((s) => kept.some((k) => k.section === s))! }]
+        : kept;
+    for (const { sentence, section } of points) {
       const key = sentence.length <= BULLET_CHARS ? sentence : bullet('', sentence).slice(3);
       if (seen.has(key)) continue;
       seen.add(key);
       sections.get(section)!.push(bullet(label, sentence));
     }
   }
+  for (const [section, keep] of RECENT_ONLY) {
+    const bullets = sections.get(section)!;
+    bullets.splice(0, Math.max(0, bullets.length - keep));
+  }
   // Over the cap: drop the oldest bullets of the largest section (sizes kept incrementally).
   let size = renderSummary(sections).length;
   const order = [...sections.values()];
   const heads = order.map(() => 0);
-  while (size > settings.summaryMaxChars) {
+  const cap = Math.min(settings.extractiveMaxChars, settings.summaryMaxChars);
+  while (size > cap) {
     let largest = -1;
     order.forEach((bullets, i) => {
       if (largest < 0 || bullets.length - heads[i]! > order[largest]!.length - heads[largest]!) largest = i;

@@ -27,6 +27,12 @@ export interface CompactionSettings {
   historyShare: number;
   /** The stored summary is cut to this many characters (16,000). */
   summaryMaxChars: number;
+  /**
+   * The extractive summarizer keeps at most this many characters (8,000): its bullets are
+   * sentences as said, several times less dense than a written summary, and past this size it
+   * costs more room than it returns (LoCoMo E2, docs/benchmarks.md).
+   */
+  extractiveMaxChars: number;
   /** The summarizer's context window in tokens; its input never exceeds 40% of it. */
   summarizerWindowTokens: number;
   /** Share of the summarizer window one request may fill (0.4). */
@@ -42,6 +48,7 @@ export const compactionDefaults: CompactionSettings = {
   cacheTtlMs: 5 * 60 * 1000,
   historyShare: 0.5,
   summaryMaxChars: 16_000,
+  extractiveMaxChars: 8_000,
   summarizerWindowTokens: 200_000,
   summarizerInputShare: 0.4,
 };

@@ -29,6 +29,7 @@ import {
   NOTES_RESERVE_TOKENS,
   OTHER_LANE_MIN_SCORE,
   RETRIEVAL_RESERVE_SHARE,
+  SUMMARY_MAX_ROOM_SHARE,
   VIEW_START_TEXT,
   type AssembledContext,
   type AssembleInput,
@@ -141,12 +142,16 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   if (input.lane.summary) {
     const text = renderSummaryBlock(input.lane.laneKey, input.lane.summaryVersion, input.lane.summary);
     const tokens = estimator.text(text) + MESSAGE_OVERHEAD_TOKENS;
-    if (tokens <= room()) {
+    if (tokens <= room() * SUMMARY_MAX_ROOM_SHARE) {
       summaryBlock = { type: 'text', text };
       components.summary = tokens;
       take(tokens);
     } else {
-      notes.push(`The lane summary (${tokens} tokens) did not fit the budget and was left out.`);
+      notes.push(
+        tokens <= room()
+          ? `The lane summary (${tokens} tokens) would take more than half of the room left (${room()} tokens) and was left out: the turns and material retrieved for this message use it.`
+          : `The lane summary (${tokens} tokens) did not fit the budget and was left out.`,
+      );
     }
   }
 

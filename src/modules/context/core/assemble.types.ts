@@ -16,6 +16,14 @@ export type AnthropicPayload = Anthropic.MessageCreateParamsNonStreaming;
 
 /** Share of the room for contextd's material kept for retrieved material before history fills it. */
 export const RETRIEVAL_RESERVE_SHARE = 0.25;
+
+/**
+ * A lane summary is sent when it takes at most this share of the room for contextd's material;
+ * past it, the recent turns and the material retrieved for this very message are worth more per
+ * token (LoCoMo E2 at 4,000 tokens: docs/benchmarks.md). With a model's full window the summary is
+ * always far below it; only a tight `max_context_tokens` leaves it out.
+ */
+export const SUMMARY_MAX_ROOM_SHARE = 0.5;
 /** Retrieved items from other lanes need at least this score (§6.6: "named or scored high"). */
 export const OTHER_LANE_MIN_SCORE = 0.8;
 /** Room kept for the context notes, which are decided after the budget is known. */
