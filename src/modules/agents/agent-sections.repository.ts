@@ -1,6 +1,6 @@
 // Agent sections: stored system-prompt sections (AGENTS.md, SOUL.md, …) per tenant and agent.
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { queryRows, type Executor } from '../../db/client.js';
 import { agentSections, agentSettings } from '../../db/schema.js';
 
 export type AgentSectionRow = typeof agentSections.$inferSelect;
@@ -34,6 +34,31 @@ export function createAgentSectionsRepository(db: Executor) {
         .returning({ ...getTableColumns(agentSections), created: sql<boolean>`(xmax = 0)` });
       const { created, ...stored } = row!;
       return { section: stored as AgentSectionRow, created };
+    },
+
+    /**
+     * What a context call needs of an agent, in one read: its sections in prompt order and its
+     * history_turns default (null when none was set).
+     */
+    async forContext({ tenantId, agentId }: { tenantId: string; agentId: string }, tx: Executor = db) {
+      const rows = await queryRows<{
+        history_turns: number | null;
+        name: string | null;
+        content: string | null;
+        cacheable: boolean | null;
+      }>(
+        tx,
+        sql`select st.history_turns, s.name, s.content, s.cacheable
+          from (select 1) as one
+          left join agent_settings st on st.tenant_id = ${tenantId} and st.agent_id = ${agentId}
+          left join agent_sections s on s.tenant_id = ${tenantId} and s.agent_id = ${agentId}
+          order by s.position, s.name`,
+      );
+      const historyTurns = rows[0]?.history_turns ?? null;
+      const sections = rows
+        .filter((r) => r.name !== null)
+        .map((r) => ({ name: r.name!, content: r.content!, cacheable: r.cacheable! }));
+      return { sections, historyTurns: historyTurns === null ? null : Number(historyTurns) };
     },
 
     /** The agent's defaults, or null when none were set. */

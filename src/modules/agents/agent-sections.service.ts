@@ -49,6 +49,11 @@ export function createAgentSectionsService(deps: {
       return sections.list({ tenantId, agentId });
     },
 
+    /** An agent's sections and history_turns default for a context call (one read). */
+    async forContext(tenantId: string, agentId: string) {
+      return sections.forContext({ tenantId, agentId });
+    },
+
     /** The agent's defaults for the context call (nulls when none were set). */
     async getSettings(tenantId: string, agentId: string) {
       return agentSettingsView(agentId, await sections.findSettings({ tenantId, agentId }));

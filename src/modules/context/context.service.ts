@@ -78,7 +78,7 @@ export function createContextService(deps: {
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
   channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
   memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
-  agentSections: Pick<AgentSectionsService, 'listAgentSections' | 'getSettings'>;
+  agentSections: Pick<AgentSectionsService, 'forContext'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
   manifest: Pick<ManifestService, 'list' | 'record'>;
@@ -123,7 +123,7 @@ export function createContextService(deps: {
 
     // 1. Load, round 1: the session, and beside it what does not depend on it: the anchor's row (read in
     // the caller's tenant, checked against the session's channel before use), the previous call,
-    // the query's lexemes, and the sections when the request names the agent.
+    // the query's lexemes, and the agent's sections and defaults when the request names it.
     const round1 = {
       anchor: source
         ? deps.channels.getAnchor({
@@ -136,12 +136,7 @@ export function createContextService(deps: {
       lastLog: context.lastLog({ tenantId, sessionId }),
       // The query's lexemes depend only on the message: fetched here, off the retrieval's path.
       lexemes: wantsRetrieval ? deps.memorySearch.lexemes(userText) : Promise.resolve(null),
-      sections: request.agent_id ? deps.agentSections.listAgentSections(tenantId, request.agent_id) : null,
-      // The agent's history_turns default, read only when the request sets none.
-      agentSettings:
-        request.agent_id && request.history_turns === undefined
-          ? deps.agentSections.getSettings(tenantId, request.agent_id)
-          : null,
+      agent: request.agent_id ? deps.agentSections.forContext(tenantId, request.agent_id) : null,
     };
     // Awaited below; a failure while the session is still loading (or missing) is not unhandled.
     for (const pending of Object.values(round1)) pending?.catch(() => {});
@@ -149,17 +144,15 @@ export function createContextService(deps: {
     if (session.endedAt) throw sessionEnded(session);
     checkAnchorSource(session, source);
     const agentId = request.agent_id ?? session.agentId ?? null;
-    const [found, sections, lastLog, lexemes, agentSettings] = await Promise.all([
+    const [found, agent, lastLog, lexemes] = await Promise.all([
       round1.anchor,
-      round1.sections ?? (agentId ? deps.agentSections.listAgentSections(tenantId, agentId) : []),
+      round1.agent ?? (agentId ? deps.agentSections.forContext(tenantId, agentId) : null),
       round1.lastLog,
       round1.lexemes,
-      round1.agentSettings ??
-        (agentId && request.history_turns === undefined
-          ? deps.agentSections.getSettings(tenantId, agentId)
-          : null),
     ]);
-    const historyTurns = request.history_turns ?? agentSettings?.history_turns ?? undefined;
+    const sections = agent?.sections ?? [];
+    // history_turns: the request's, else the agent's default (PUT /v1/agents/{id}/settings).
+    const historyTurns = request.history_turns ?? agent?.historyTurns ?? undefined;
     const anchor = found?.view ?? null;
     // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
     const laneKey =
