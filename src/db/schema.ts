@@ -7,7 +7,6 @@ import {
   customType,
   index,
   integer,
-  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -21,6 +20,16 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => 'bytea',
   fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
+});
+/**
+ * jsonb parsed once: both drivers (postgres.js, PGlite) already hand back parsed values, and
+ * drizzle's own jsonb type would JSON.parse any string again — a turn "42" came back as the
+ * number 42 and '{"a":1}' as an object. Written as JSON text, read as the driver parsed it.
+ */
+const jsonb = customType<{ data: unknown; driverData: unknown }>({
+  dataType: () => 'jsonb',
+  toDriver: (value) => JSON.stringify(value),
+  fromDriver: (value) => value,
 });
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const createdAt = () => ts('created_at').notNull().defaultNow();
@@ -123,6 +132,8 @@ export const channelMessages = pgTable(
     isPlaceholder: boolean('is_placeholder').notNull().default(false),
     tokenEstimate: integer('token_estimate').notNull().default(0),
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    /** Derived from reaction events only (per user and emoji, anonymous counters): never caller input. */
+    reactionState: jsonb('reaction_state').$type<Record<string, unknown>>().notNull().default({}),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.platform, t.channelId, t.messageId] }),
@@ -336,6 +347,7 @@ export const blobs = pgTable(
     byteLength: integer('byte_length').notNull(),
     kind: text('kind', { enum: ['media', 'tool_result'] }).notNull(),
     content: bytea('content').notNull(),
+    /** Null: the tenant's (uploaded without a session, or also so); else session-scoped, held by `blob_owners`. */
     sessionId: uuid('session_id'),
     createdAt: createdAt(),
   },
@@ -343,6 +355,23 @@ export const blobs = pgTable(
     primaryKey({ columns: [t.tenantId, t.artifactId] }),
     uniqueIndex('blobs_sha256_uq').on(t.tenantId, t.sha256),
     index('blobs_session_idx').on(t.tenantId, t.sessionId),
+  ],
+);
+
+/**
+ * Which sessions hold a session-scoped blob (per-tenant SHA-256 dedupe gives two sessions the same
+ * bytes): a session's delete removes its rows, and the bytes go only with the last holder.
+ */
+export const blobOwners = pgTable(
+  'blob_owners',
+  {
+    tenantId: text('tenant_id').notNull(),
+    artifactId: uuid('artifact_id').notNull(),
+    sessionId: uuid('session_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.artifactId, t.sessionId] }),
+    index('blob_owners_session_idx').on(t.tenantId, t.sessionId),
   ],
 );
 

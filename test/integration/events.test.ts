@@ -222,6 +222,35 @@ describe('POST /v1/events', () => {
     expect((await byId(t, c)).get('x1')!.reactions).toEqual({ eyes: 1, white_check_mark: 1, tada: 1 });
   });
 
+  it('metadata named like internal fields neither breaks later reactions nor forges counts', async () => {
+    const t = await ctx.tenant();
+    const c = channel();
+    const forged = { reactors: { x: null, eyes: { U9: [1, 0] } }, anonymous_reactions: { eyes: 100 } };
+    expect((await post(t, [created(c, 'x1', 1, { metadata: forged })])).statusCode).toBe(200);
+    const reacted = await post(t, [
+      {
+        type: 'reaction.added',
+        platform: 'slack',
+        channel_id: c,
+        message_id: 'x1',
+        ts: at(2),
+        reaction: 'eyes',
+        user_id: 'U1',
+      },
+      {
+        type: 'reaction.added',
+        platform: 'slack',
+        channel_id: c,
+        message_id: 'x1',
+        ts: at(3),
+        reaction: 'x',
+        user_id: 'U2',
+      },
+    ]);
+    expect(reacted.statusCode).toBe(200);
+    expect((await byId(t, c)).get('x1')!.reactions).toEqual({ eyes: 1, x: 1 });
+  });
+
   it('loses no update when batches on the same channel run concurrently', async () => {
     const t = await ctx.tenant();
     const c = channel();

@@ -430,6 +430,31 @@ describe('read_result', () => {
     }
   });
 
+  it('deleting one session keeps bytes another session holds; the last holder takes them', async () => {
+    const text = `shared result ${++seq}\n`.repeat(400);
+    const a = await channelSession(t, `C${++seq}`);
+    const b = await channelSession(t, `C${++seq}`);
+    const refA = await offload(a, text);
+    const refB = await offload(b, text);
+    expect(refB).toBe(refA); // the same bytes, stored once
+    const removeA = await t.inject({ method: 'DELETE', url: `/v1/sessions/${a}` });
+    expect(removeA.statusCode).toBe(204);
+    const stillThere = await read(t, b, refB);
+    expect(stillThere.statusCode, stillThere.body).toBe(200);
+    expect(textOf(stillThere)).toMatch(/^shared result/);
+    expect((await t.inject({ url: `/v1/blobs/${refB}` })).statusCode).toBe(200);
+    await t.inject({ method: 'DELETE', url: `/v1/sessions/${b}` });
+    expect((await t.inject({ url: `/v1/blobs/${refB}` })).statusCode).toBe(404);
+
+    // Bytes also uploaded for the whole tenant stay after every session that held them is gone.
+    const c = await channelSession(t, `C${++seq}`);
+    const tenantText = `tenant result ${++seq}\n`.repeat(400);
+    const refC = await offload(c, tenantText);
+    expect(await upload(t, Buffer.from(tenantText), 'text/plain', 'kept.txt')).toBe(refC);
+    await t.inject({ method: 'DELETE', url: `/v1/sessions/${c}` });
+    expect((await t.inject({ url: `/v1/blobs/${refC}` })).statusCode).toBe(200);
+  });
+
   it("answers another session's, another channel's and another tenant's blob like an unknown id", async () => {
     const channelId = `C${++seq}`;
     const id = await channelSession(t, channelId);

@@ -105,6 +105,26 @@ describe('appending turns', () => {
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
+  it('gives back string turns that look like JSON as the strings they were', async () => {
+    const id = await newSession();
+    const texts = ['42', '{"answer": true}', 'null', '"quoted"', '[1, 2]'];
+    const response = await append(
+      id,
+      texts.map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content })),
+    );
+    expect(response.statusCode).toBe(201);
+    const entries = await transcript(id);
+    expect(entries.map((e) => e.content)).toEqual(texts);
+    const reply = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${id}/context`,
+      payload: { message: { content: 'and now?' }, dry_run: true },
+    });
+    expect(reply.statusCode).toBe(200);
+    const sent = JSON.stringify(reply.json().payload.messages);
+    for (const text of texts) expect(sent).toContain(JSON.stringify(text).slice(1, -1));
+  });
+
   it('continues the lane of the previous turn and takes an explicit lane_key', async () => {
     const id = await newSession();
     const body = (

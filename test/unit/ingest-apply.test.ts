@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChannelEvent } from '../../src/modules/channels/core/channel-events.js';
 import {
   applyChannelEvent,
+  reactionStateOf,
   type ApplyContext,
   type MessageState,
 } from '../../src/modules/channels/core/ingest-apply.js';
@@ -143,5 +144,36 @@ describe('applyChannelEvent', () => {
     const anonymous = { ...react('reaction.removed', 'U1', 1), user_id: undefined } as ChannelEvent;
     const { outcomes } = run([create('m', 0), anonymous]);
     expect(outcomes).toEqual(['created', 'ignored']);
+  });
+});
+
+describe("caller metadata never reaches contextd's derived state", () => {
+  it('metadata named like internal fields is kept as sent and neither breaks nor forges reactions', () => {
+    const metadata = {
+      reactors: { x: null, eyes: { U9: [1, 0] } },
+      anonymous_reactions: { eyes: 100 },
+      team: 'ops',
+    };
+    const { ctx, outcomes } = run([
+      create('m', 0, { metadata } as Partial<ChannelEvent>),
+      react('reaction.added', 'U1', 1),
+      react('reaction.added', 'U2', 2, 'x'),
+      { type: 'reaction.added', ...base, message_id: 'm', ts: at(3), reaction: 'eyes' },
+    ]);
+    expect(outcomes).toEqual(['created', 'updated', 'updated', 'updated']);
+    const m = ctx.messages.get('m')!;
+    expect(m.reactions).toEqual({ eyes: 2, x: 1 });
+    expect(m.metadata).toEqual(metadata);
+  });
+
+  it('a stored state of the wrong shape is read as what it validly holds', () => {
+    expect(reactionStateOf(null)).toEqual({});
+    expect(reactionStateOf('x')).toEqual({});
+    expect(
+      reactionStateOf({
+        reactors: { x: null, eyes: { U1: [1, 5], U2: ['on', 5], U3: [1, 'later'] }, ok: [] },
+        anonymous_reactions: { '+1': 2, bad: -1, worse: 'many' },
+      }),
+    ).toEqual({ reactors: { eyes: { U1: [1, 5] } }, anonymous_reactions: { '+1': 2 } });
   });
 });

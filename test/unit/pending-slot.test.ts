@@ -89,6 +89,35 @@ describe('matchPendingSlot', () => {
     expect(isValidSlotPattern('a+')).toBe(true);
   });
 
+  it('regex: patterns that backtrack catastrophically answer at once (linear-time engine)', () => {
+    // With a backtracking engine `(a+)+` blocked the process 4 s on 29 characters; each of these
+    // on 10 kB would not finish. The bound is loose on purpose: it only separates linear from
+    // exponential (about 10 ms each measured here; docs/benchmarks.md).
+    const long = 'a'.repeat(10_000);
+    for (const [pattern, text, matches] of [
+      ['(a+)+b', long, false],
+      ['(a|a)*$', `${long}!`, false],
+      ['(.*a){20}', long, true],
+      ['(a+)+', `${long}b`, false],
+    ] as const) {
+      const started = performance.now();
+      const result = matchPendingSlot(slot('regex', { pattern }), text);
+      expect(result !== null, pattern).toBe(matches);
+      expect(performance.now() - started, pattern).toBeLessThan(1_000);
+    }
+  });
+
+  it('regex: backreferences and lookaround are refused (RE2 syntax), and a stored one never matches', () => {
+    for (const pattern of ['(a)\\1', '(?=a)a', '(?<!x)a', 'a(?!b)']) {
+      expect(isValidSlotPattern(pattern), pattern).toBe(false);
+      expect(matchPendingSlot(slot('regex', { pattern }), 'aa')).toBeNull();
+    }
+    expect(isValidSlotPattern('^ORD-\\d{5}(?:-[A-Z]{2})?$')).toBe(true);
+    expect(matchPendingSlot(slot('regex', { pattern: 'ORD-\\d{5}(?:-[A-Z]{2})?' }), 'ORD-12345-EU')).toEqual({
+      value: 'ORD-12345-EU',
+    });
+  });
+
   it('an expired slot never matches; empty text never matches', () => {
     const s = slot('yes_no', { expires_at: '2026-01-01T00:00:00Z' });
     expect(matchPendingSlot(s, 'yes', new Date('2026-01-02T00:00:00Z'))).toBeNull();

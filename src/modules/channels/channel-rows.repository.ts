@@ -3,7 +3,7 @@
 // epoch milliseconds so both drivers read them alike.
 import { sql, type SQL } from 'drizzle-orm';
 
-import type { MessageMetadata, MessageState } from './core/ingest-apply.js';
+import { reactionStateOf, type MessageState } from './core/ingest-apply.js';
 import type { MediaRefInput } from './core/channel-events.js';
 
 export interface ChannelScope {
@@ -48,7 +48,7 @@ export const epochMs = (column: SQL) => sql`(extract(epoch from ${column}) * 100
 export const MESSAGE_COLUMNS = sql`platform, channel_id, message_id, thread_id, reply_to_id, topic_id, lane_key,
   ${epochMs(sql`ts`)} as ts_ms, author_id, author_name, author_is_bot, text, reactions, media,
   reply_count, ${epochMs(sql`last_reply_ts`)} as last_reply_ms, ${epochMs(sql`edited_at`)} as edited_ms,
-  ${epochMs(sql`deleted_at`)} as deleted_ms, is_placeholder, token_estimate, metadata`;
+  ${epochMs(sql`deleted_at`)} as deleted_ms, is_placeholder, token_estimate, metadata, reaction_state`;
 
 export interface MessageRow extends Record<string, unknown> {
   platform: string;
@@ -71,7 +71,8 @@ export interface MessageRow extends Record<string, unknown> {
   deleted_ms: number | null;
   is_placeholder: boolean;
   token_estimate: number;
-  metadata: MessageMetadata;
+  metadata: Record<string, unknown>;
+  reaction_state: unknown;
 }
 
 export function toMessage(row: MessageRow): StoredMessage {
@@ -97,6 +98,7 @@ export function toMessage(row: MessageRow): StoredMessage {
     isPlaceholder: row.is_placeholder,
     tokenEstimate: Number(row.token_estimate),
     metadata: row.metadata ?? {},
+    reactionState: reactionStateOf(row.reaction_state),
   };
 }
 

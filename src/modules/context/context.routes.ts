@@ -58,11 +58,9 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
           encode: encodeContextReply,
         });
         if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        // Already encoded: a JSON string is sent as it is. A replay read back from the jsonb store
-        // can arrive parsed (drizzle parses jsonb strings again); it is written back in the stored
-        // key order, never re-serialized through the documented schema (which would reorder keys).
-        const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
-        return reply.type('application/json; charset=utf-8').send(body as never);
+        // Already encoded (a replay is the stored string): sent as it is, never re-serialized
+        // through the documented schema, which would rebuild objects in its own key order.
+        return reply.type('application/json; charset=utf-8').send(result.body as never);
       },
     );
 

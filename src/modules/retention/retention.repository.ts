@@ -91,7 +91,13 @@ export function createRetentionRepository(db: Executor) {
         ids.map((r) => sql`${r.id}::uuid`),
         sql`, `,
       );
-      for (const table of ['lane_states', 'attachment_manifest', 'context_log', 'transcript_chunks']) {
+      for (const table of [
+        'lane_states',
+        'attachment_manifest',
+        'context_log',
+        'transcript_chunks',
+        'blob_owners',
+      ]) {
         await tx.execute(
           sql`delete from ${sql.identifier(table)} where tenant_id = ${p.tenantId} and session_id in (${list})`,
         );
@@ -125,7 +131,8 @@ export function createRetentionRepository(db: Executor) {
           select b.tenant_id, b.artifact_id from blobs b
           where b.tenant_id = ${p.tenantId} and (
             (b.session_id is not null and not exists (
-              select 1 from sessions s where s.tenant_id = b.tenant_id and s.id = b.session_id))
+              select 1 from blob_owners o join sessions s on s.tenant_id = o.tenant_id and s.id = o.session_id
+              where o.tenant_id = b.tenant_id and o.artifact_id = b.artifact_id))
             or (b.created_at < ${iso(p.before)}
               and not exists (select 1 from attachment_manifest a
                 where a.tenant_id = b.tenant_id and a.artifact_id = b.artifact_id)

@@ -1,7 +1,7 @@
 // Blobs: stored bytes addressed by artifact id, deduplicated by SHA-256 per tenant.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { blobs } from '../../db/schema.js';
+import { blobOwners, blobs } from '../../db/schema.js';
 
 export type BlobRow = typeof blobs.$inferSelect;
 export type BlobMeta = Omit<BlobRow, 'content'>;
@@ -28,13 +28,27 @@ export function createBlobsRepository(db: Executor) {
      */
     async insertDeduped(blob: Omit<typeof blobs.$inferInsert, 'createdAt'>, tx: Executor = db) {
       const [created] = await tx.insert(blobs).values(blob).onConflictDoNothing().returning(metaColumns);
-      if (created) return { blob: created, created: true };
-      const [existing] = await tx
-        .select(metaColumns)
-        .from(blobs)
-        .where(and(eq(blobs.tenantId, blob.tenantId), eq(blobs.sha256, blob.sha256)))
-        .limit(1);
-      return { blob: existing!, created: false };
+      let stored = created;
+      if (!stored) {
+        [stored] = await tx
+          .select(metaColumns)
+          .from(blobs)
+          .where(and(eq(blobs.tenantId, blob.tenantId), eq(blobs.sha256, blob.sha256)))
+          .limit(1);
+        // The same bytes uploaded for the whole tenant: no session's delete may take them any more.
+        if (!blob.sessionId && stored!.sessionId) {
+          await tx.update(blobs).set({ sessionId: null }).where(byId(blob.tenantId, stored!.artifactId));
+          stored = { ...stored!, sessionId: null };
+        }
+      }
+      // Every session that stored these bytes holds them; they go with the last one.
+      if (blob.sessionId) {
+        await tx
+          .insert(blobOwners)
+          .values({ tenantId: blob.tenantId, artifactId: stored!.artifactId, sessionId: blob.sessionId })
+          .onConflictDoNothing();
+      }
+      return { blob: stored!, created: Boolean(created) };
     },
 
     async findMeta({ tenantId, artifactId }: { tenantId: string; artifactId: string }, tx: Executor = db) {

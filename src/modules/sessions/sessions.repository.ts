@@ -1,10 +1,11 @@
 // Sessions: one agent's conversation state per session key; at most one live session per key
 // (the partial unique index sessions_live_key_uq). Hard delete cascades to everything the session owns.
-import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
 import {
   attachmentManifest,
+  blobOwners,
   blobs,
   contextLog,
   laneStates,
@@ -142,7 +143,26 @@ export function createSessionsRepository(db: Executor) {
         await t.delete(transcriptEntries).where(owned(transcriptEntries));
         await t.delete(laneStates).where(owned(laneStates));
         await t.delete(attachmentManifest).where(owned(attachmentManifest));
-        await t.delete(blobs).where(owned(blobs));
+        // Blobs: the session lets go of the ones it holds; bytes another session (or the tenant)
+        // still holds stay.
+        const released = await t
+          .delete(blobOwners)
+          .where(owned(blobOwners))
+          .returning({ artifactId: blobOwners.artifactId });
+        if (released.length > 0) {
+          await t.delete(blobs).where(
+            and(
+              eq(blobs.tenantId, tenantId),
+              inArray(
+                blobs.artifactId,
+                released.map((r) => r.artifactId),
+              ),
+              isNotNull(blobs.sessionId),
+              sql`not exists (select 1 from ${blobOwners} o where o.tenant_id = ${blobs.tenantId}
+                and o.artifact_id = ${blobs.artifactId})`,
+            ),
+          );
+        }
         await t.delete(transcriptChunks).where(owned(transcriptChunks));
         await t.delete(contextLog).where(owned(contextLog));
         await t.delete(sessions).where(byId(tenantId, id));

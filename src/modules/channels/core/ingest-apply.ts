@@ -28,16 +28,55 @@ export interface MessageState {
   deletedAt: number | null;
   isPlaceholder: boolean;
   tokenEstimate: number;
-  metadata: MessageMetadata;
+  /** What the caller sent with the message, kept as sent; contextd never reads it. */
+  metadata: Record<string, unknown>;
+  /** What contextd derives from reaction events (never from caller fields). */
+  reactionState: ReactionState;
 }
 
 /** Per reaction name and user: [1 = on / 0 = off, event time ms]. */
 export type Reactors = Record<string, Record<string, [0 | 1, number]>>;
 
-export interface MessageMetadata extends Record<string, unknown> {
+export interface ReactionState {
   reactors?: Reactors;
   /** Reactions reported without a user: plain counters. */
   anonymous_reactions?: Record<string, number>;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A stored reaction state with anything not of its shape dropped (rows written before caller
+ * metadata and derived state were kept apart may hold what a caller sent).
+ */
+export function reactionStateOf(value: unknown): ReactionState {
+  if (!isRecord(value)) return {};
+  const state: ReactionState = {};
+  if (isRecord(value.reactors)) {
+    const reactors: Reactors = {};
+    for (const [name, users] of Object.entries(value.reactors)) {
+      if (!isRecord(users)) continue;
+      const valid = Object.entries(users).filter(
+        (entry): entry is [string, [0 | 1, number]] =>
+          Array.isArray(entry[1]) &&
+          (entry[1][0] === 0 || entry[1][0] === 1) &&
+          typeof entry[1][1] === 'number' &&
+          Number.isFinite(entry[1][1]),
+      );
+      if (valid.length > 0) reactors[name] = Object.fromEntries(valid);
+    }
+    state.reactors = reactors;
+  }
+  if (isRecord(value.anonymous_reactions)) {
+    state.anonymous_reactions = Object.fromEntries(
+      Object.entries(value.anonymous_reactions).filter(
+        (entry): entry is [string, number] =>
+          typeof entry[1] === 'number' && Number.isInteger(entry[1]) && entry[1] >= 0,
+      ),
+    );
+  }
+  return state;
 }
 
 export interface ApplyContext {
@@ -82,6 +121,7 @@ function placeholder(event: ChannelEvent, tsMs: number): MessageState {
     isPlaceholder: true,
     tokenEstimate: 0,
     metadata: {},
+    reactionState: {},
   };
 }
 
@@ -137,7 +177,7 @@ function adjustParent(ctx: ApplyContext, child: MessageState, delta: 1 | -1, tou
   touched.push(parentId);
 }
 
-function deriveReactions(meta: MessageMetadata): Record<string, number> {
+function deriveReactions(meta: ReactionState): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, users] of Object.entries(meta.reactors ?? {})) {
     const on = Object.values(users).filter(([state]) => state === 1).length;
@@ -253,7 +293,7 @@ function applyReaction(
   if (m.deletedAt !== null) return { outcome: 'ignored', reason: 'the message is deleted' };
   const on: 0 | 1 = event.type === 'reaction.added' ? 1 : 0;
   const at = ms(event.ts);
-  const meta = { ...m.metadata };
+  const meta = { ...m.reactionState };
   let result: Pick<ApplyResult, 'outcome' | 'reason'> = { outcome: 'updated' };
   if (event.user_id) {
     const reactors: Reactors = { ...(meta.reactors ?? {}) };
@@ -274,7 +314,7 @@ function applyReaction(
     anonymous[event.reaction] = on === 1 ? current + 1 : current - 1;
     meta.anonymous_reactions = anonymous;
   }
-  m.metadata = meta;
+  m.reactionState = meta;
   m.reactions = deriveReactions(meta);
   touched.push(m.messageId);
   return result;

@@ -1,5 +1,6 @@
 // Pending slots (docs/design.md §6.10): a question the agent asked and is waiting on. The slot is applied
 // only when the new message matches its expected type, so it cannot hijack an unrelated request.
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 
 export const pendingSlotSchema = z
@@ -16,7 +17,9 @@ export const pendingSlotSchema = z
       .string()
       .max(500)
       .optional()
-      .describe('for "regex": a JavaScript pattern the whole trimmed message must match'),
+      .describe(
+        'for "regex": a pattern the whole trimmed message must match, in RE2 syntax (JavaScript-like, linear time: no backreferences or lookaround)',
+      ),
     expires_at: z.iso
       .datetime({ offset: true })
       .optional()
@@ -33,7 +36,8 @@ export const pendingSlotSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['pattern'],
-        message: 'not a valid JavaScript regular expression',
+        message:
+          'not a valid pattern: RE2 syntax (as JavaScript, without backreferences or lookaround), matched against the whole message',
       });
     }
   });
@@ -151,24 +155,28 @@ export function matchPendingSlot(slot: PendingSlot, text: string, now?: Date): S
     }
     case 'regex': {
       if (!slot.pattern) return null;
-      let pattern: RegExp;
-      try {
-        pattern = new RegExp(`^(?:${slot.pattern})$`);
-      } catch {
-        return null;
-      }
-      return pattern.test(trimmed) ? { value: trimmed } : null;
+      const pattern = compileSlotPattern(slot.pattern);
+      return pattern?.matches(trimmed) ? { value: trimmed } : null;
     }
   }
 }
 
-export function isValidSlotPattern(pattern: string): boolean {
+/**
+ * A tenant's slot pattern, compiled for a linear-time engine (RE2 semantics, re2js): matching
+ * costs time proportional to the message whatever the pattern, so `(a+)+b` cannot freeze the
+ * process for everyone. RE2 has no backreferences or lookaround; such patterns are refused when
+ * the slot is set, and one stored before never matches. Null when the pattern does not compile.
+ */
+export function compileSlotPattern(pattern: string): RE2JS | null {
   try {
-    new RegExp(pattern);
-    return true;
+    return RE2JS.compile(pattern);
   } catch {
-    return false;
+    return null;
   }
+}
+
+export function isValidSlotPattern(pattern: string): boolean {
+  return compileSlotPattern(pattern) !== null;
 }
 
 function escapeRegex(value: string): string {
