@@ -3,6 +3,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
+import { DataDirInUseError, holdDataDir, type DataDirLock } from '../src/db/data-dir-lock.js';
+import { embeddedDataDir } from '../src/deps.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { uuidV7Ids } from '../src/shared/clock.js';
 import { createTenantsRepository, generateApiKey } from '../src/modules/tenants/tenants.repository.js';
@@ -26,6 +28,16 @@ if (!command || !values.tenant) {
 }
 const tenantId = values.tenant;
 const config = loadConfig();
+// The embedded database takes one process per DATA_DIR: refuse, rather than lose the write, while
+// a server holds it.
+let dataDirLock: DataDirLock | undefined;
+try {
+  dataDirLock = embeddedDataDir(config) ? holdDataDir(config.DATA_DIR, 'npm run keys') : undefined;
+} catch (error) {
+  if (!(error instanceof DataDirInUseError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
 try {
   await runMigrations(database);
@@ -60,4 +72,5 @@ try {
   }
 } finally {
   await database.close();
+  dataDirLock?.release();
 }

@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto';
 import type { AppDeps } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
-import { registerMetrics } from './http/metrics.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { metricsRoutes, registerMetrics } from './http/metrics.js';
 import { documentComponents, documentRoute } from './http/openapi-transform.js';
 import { registerRetentionJob } from './modules/retention/retention.job.js';
 import { healthRoutes, type Lifecycle } from './http/health.routes.js';
@@ -49,6 +51,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   const app = Fastify({
     logger: loggerOptions(deps, options),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    // Behind a proxy, request.ip (the rate-limit key of unauthenticated webhooks) is the client's
+    // only when the proxy is trusted to set X-Forwarded-For.
+    trustProxy: deps.config.TRUST_PROXY,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
@@ -56,21 +61,26 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
     frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  const lifecycle: Lifecycle = { draining: false };
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // Shutting down (src/server.ts): a connection ends after its reply instead of being cut idle
+    // under the client's next request.
+    if (lifecycle.closingConnections) void reply.header('connection', 'close');
   });
 
   const services = createServices(deps);
-  const lifecycle: Lifecycle = { draining: false };
   app.decorate('services', services);
   app.decorate('deps', deps);
   app.decorate('lifecycle', lifecycle);
 
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
   registerMetrics(app, deps.metrics);
   registerAuth(app, services.tenants);
 
@@ -116,6 +126,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps, lifecycle));
+  await app.register(metricsRoutes(deps.metrics));
   await registerV1Routes(app, services, deps);
   // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });

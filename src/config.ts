@@ -1,4 +1,5 @@
 // Environment → typed configuration. The only file that reads process.env; every default lives here.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
@@ -33,6 +34,45 @@ const apiKeyPairs = optionalString.pipe(
     }),
 );
 
+/** An address or CIDR (`10.0.0.0/8`, `fd00::/8`) or one of proxy-addr's names (loopback, linklocal, uniquelocal). */
+const isTrustedProxy = (entry: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+};
+
+/**
+ * Fastify's `trustProxy`: false (default: the socket's peer is the client), true (trust every
+ * hop: only when nothing can reach the server except through the proxy), or a comma list of
+ * proxy addresses/CIDRs whose X-Forwarded-For is believed. A hop count is refused: Fastify 5
+ * ignores it (fails closed), so it would silently leave every client in the proxy's bucket.
+ */
+const trustProxy = optionalString.transform((v, ctx): boolean | string[] => {
+  if (v === undefined || v.toLowerCase() === 'false') return false;
+  if (v.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(v)) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'a hop count is not honoured by Fastify 5; list the proxy addresses/CIDRs (e.g. uniquelocal) or use true',
+    });
+    return z.NEVER;
+  }
+  const entries = v.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isTrustedProxy(e));
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected true, false or addresses/CIDRs separated by commas; not valid: "${bad.join('", "')}"`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+});
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('0.0.0.0'),
@@ -46,12 +86,21 @@ export const configSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /** A database statement (or BEGIN) unanswered this long fails with 503 `storage.timeout`; 0: no limit. */
+  DATABASE_STATEMENT_TIMEOUT_MS: int(15_000),
+  /** Opening a database connection gives up after this long. */
+  DATABASE_CONNECT_TIMEOUT_MS: int(5_000),
+  /**
+   * On SIGTERM, /readyz answers 503 this long while requests are still served, then the server
+   * closes. Unset: 5000 in production, 0 otherwise (a developer's Ctrl-C does not wait).
+   */
+  SHUTDOWN_DRAIN_MS: int(5_000),
   DATA_DIR: z.string().default('./data'),
   REDIS_URL: optionalString.pipe(z.url().optional()),
   API_KEYS: apiKeyPairs,
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
-  SUMMARY_MODEL: z.string().default('claude-haiku-4-5'),
+  SUMMARY_MODEL: z.string().default('claude-haiku-5-5'),
   /** The summarizer's context window; its input never exceeds 40% of it. */
   SUMMARY_WINDOW_TOKENS: int(200_000),
   /** A summarizer request slower than this falls back to the extractive summarizer. */
@@ -60,7 +109,7 @@ export const configSchema = z.object({
   COMPACTION_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   /** A compaction job active this long is taken as crashed (its instance died) and retried. */
   COMPACTION_JOB_EXPIRE_SECONDS: int(600),
-  DEFAULT_MODEL: z.string().default('claude-sonnet-4-5'),
+  DEFAULT_MODEL: z.string().default('claude-sonnet-5-5'),
   CONTEXT_BUDGET: int(200_000),
   MAX_OUTPUT_TOKENS: int(8192),
   COMPACT_TRIGGER: ratio(0.95),
@@ -84,6 +133,7 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
   BLOB_LIMIT_BYTES: int(25 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: int(6000),
+  TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -107,6 +157,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const config = result.data;
+  if (!env.SHUTDOWN_DRAIN_MS?.trim() && config.NODE_ENV !== 'production') config.SHUTDOWN_DRAIN_MS = 0;
   if (config.HARD_BLOCK < config.COMPACT_TRIGGER) {
     throw new ConfigError([{ variable: 'HARD_BLOCK', message: 'must be at least COMPACT_TRIGGER' }]);
   }

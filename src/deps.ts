@@ -11,6 +11,7 @@ import { createMemoryLockManager } from './coord/memory-lock.js';
 import { createPgLockManager } from './coord/pg-lock.js';
 import { createRedisLockManager } from './coord/redis-lock.js';
 import { openDatabase, type Database } from './db/client.js';
+import { holdDataDir, type DataDirLock } from './db/data-dir-lock.js';
 import { runMigrations } from './db/migrate.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { createTokenEstimator, type TokenEstimator } from './shared/tokens.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
    * (none without a key: the extractive summarizer). Tests inject one pointed at a local fake.
    */
   llm?: Anthropic | null;
+  /** Embedded mode: this process's hold on DATA_DIR (src/db/data-dir-lock.ts), released by closeDeps. */
+  dataDirLock?: DataDirLock;
 }
 
 export function connectRedis(url: string): Redis {
@@ -60,6 +63,10 @@ export function waitForRedis(redis: Redis, timeoutMs = 3_000): Promise<boolean> 
   });
 }
 
+const pgLockOptions = (database: Database & { kind: 'postgres' }) => ({
+  timeoutMs: database.statementTimeoutMs,
+});
+
 export function createLocks(
   database: Database,
   redis: Redis | null,
@@ -68,12 +75,12 @@ export function createLocks(
   log?: Pick<FastifyBaseLogger, 'warn'>,
 ): LockManager {
   if (database.kind === 'pglite' || !redis) {
-    if (database.kind === 'postgres') return createPgLockManager(database.sql);
+    if (database.kind === 'postgres') return createPgLockManager(database.sql, pgLockOptions(database));
     return createMemoryLockManager();
   }
   return createFallbackLockManager(
     createRedisLockManager(redis, { prefix: redisPrefix }),
-    createPgLockManager(database.sql),
+    createPgLockManager(database.sql, pgLockOptions(database)),
     {
       onFallback: (error) => {
         metrics.lockFallbacks.inc();
@@ -88,12 +95,21 @@ export async function createDeps(
   overrides: Partial<Pick<AppDeps, 'clock' | 'ids'>> = {},
   log?: Pick<FastifyBaseLogger, 'warn'>,
 ): Promise<AppDeps> {
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-    prepare: config.DATABASE_PREPARED_STATEMENTS,
-  });
-  await runMigrations(database);
+  const dataDirLock = embeddedDataDir(config) ? holdDataDir(config.DATA_DIR, 'server') : undefined;
+  let database: Database;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      prepare: config.DATABASE_PREPARED_STATEMENTS,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    });
+    await runMigrations(database);
+  } catch (error) {
+    dataDirLock?.release();
+    throw error;
+  }
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
   // ioredis reports connection errors as events; without a listener they would crash the process.
   redis?.on('error', (error) => log?.warn({ err: error }, 'redis error'));
@@ -110,7 +126,13 @@ export async function createDeps(
     estimator: createTokenEstimator(),
     metrics,
     redisPrefix,
+    ...(dataDirLock ? { dataDirLock } : {}),
   };
+}
+
+/** Whether the configuration puts the database in a PGlite directory on disk (one process at a time). */
+export function embeddedDataDir(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>): boolean {
+  return !config.DATABASE_URL && !config.DATA_DIR.startsWith('memory://');
 }
 
 /** Deps around an already open database with no Redis (embedded tools: OpenAPI rendering, benchmarks). */
@@ -134,4 +156,5 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.locks.close();
   deps.redis?.disconnect();
   await deps.database.close();
+  deps.dataDirLock?.release();
 }

@@ -1,9 +1,14 @@
 // Process entry: configuration, dependencies, the app, listen, graceful shutdown.
+import { Server } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { bootstrapApiKeys } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { closeDeps, createDeps } from './deps.js';
+
+/** After the drain, how long open connections get to end after a reply before they are cut. */
+const CONNECTION_CLOSE_GRACE_MS = 1_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let config;
 try {
@@ -20,11 +25,26 @@ const deps = await createDeps(config);
 const app = await buildApp(deps);
 await bootstrapApiKeys(config, app.services, (line) => app.log.warn(line));
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+const openConnections = () =>
+  new Promise<number>((resolve) => app.server.getConnections((_error, count) => resolve(count ?? 0)));
+
+closeWithGrace({ delay: config.SHUTDOWN_DRAIN_MS + 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
-  else app.log.info({ signal }, 'shutting down');
-  // Readiness answers 503 at once so the load balancer stops sending; in-flight requests finish.
+  else app.log.info({ signal, drainMs: config.SHUTDOWN_DRAIN_MS }, 'shutting down');
+  // Drain: readiness answers 503 so the load balancer stops sending, while requests are still
+  // served on the connections they come on.
   app.lifecycle.draining = true;
+  if (!err) {
+    await sleep(config.SHUTDOWN_DRAIN_MS);
+    // Stop accepting (new connections are refused, never reset) with the TCP listener's close:
+    // the HTTP server's would also cut idle keep-alive connections under a request on its way.
+    // Each open connection instead ends after its next reply; those still open after a short
+    // grace are idle, and Fastify's close ends them with the requests in flight finished.
+    app.lifecycle.closingConnections = true;
+    Server.prototype.close.call(app.server);
+    const until = Date.now() + CONNECTION_CLOSE_GRACE_MS;
+    while (Date.now() < until && (await openConnections())) await sleep(50);
+  }
   await app.close();
   await closeDeps(deps);
 });

@@ -19,7 +19,9 @@ interface Held {
 
 export function createMemoryLockManager(now: () => number = Date.now): LockManager {
   const held = new Map<string, Held>();
-  const fences = new Map<string, number>();
+  // One counter for every resource: fences still strictly increase per resource, and nothing is
+  // kept per resource once its lock is released (a map of fences grew with every session locked).
+  let lastFence = 0;
 
   function expire(resource: string, entry: Held, options?: AcquireOptions) {
     if (held.get(resource) !== entry) return;
@@ -34,8 +36,7 @@ export function createMemoryLockManager(now: () => number = Date.now): LockManag
     if (current && current.expiresAt > now()) return null;
     if (current) expire(resource, current);
     const ttl = options?.ttlMs ?? DEFAULT_LOCK_TTL_MS;
-    const fence = (fences.get(resource) ?? 0) + 1;
-    fences.set(resource, fence);
+    const fence = ++lastFence;
     const controller = new AbortController();
     const token = randomUUID();
     // In one process the holder is alive as long as the process is: the lease renews itself.

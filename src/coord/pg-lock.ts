@@ -3,15 +3,47 @@
 // lock_fences table, incremented while the lock is held. Losing the connection loses the lock.
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
+import { DatabaseTimeoutError } from '../shared/errors.js';
 import { holdLease, retryUntil, type LockHandle, type LockManager } from './lock.js';
 import { pgLockSql } from './pg-lock.repository.js';
 
 const HEALTH_CHECK_MS = 5_000;
 
-export function createPgLockManager(sql: postgres.Sql): LockManager {
+export interface PgLockOptions {
+  /** An acquisition the server does not answer within this many ms fails (a frozen server); 0: none. */
+  timeoutMs?: number;
+}
+
+export function createPgLockManager(sql: postgres.Sql, options: PgLockOptions = {}): LockManager {
   const active = new Set<() => Promise<void>>();
 
   async function tryAcquire(
+    resource: string,
+    opts?: Parameters<LockManager['acquire']>[1],
+  ): Promise<LockHandle | null> {
+    const attempt = acquireOnce(resource, opts);
+    const timeoutMs = options.timeoutMs ?? 0;
+    if (!timeoutMs) return attempt;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DatabaseTimeoutError(timeoutMs)), timeoutMs);
+    });
+    try {
+      return await Promise.race([attempt, late]);
+    } catch (error) {
+      // Given up on, the acquisition may still succeed once the server answers: give it back then.
+      if (error instanceof DatabaseTimeoutError)
+        void attempt.then(
+          (handle) => handle?.release(),
+          () => {},
+        );
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function acquireOnce(
     resource: string,
     opts?: Parameters<LockManager['acquire']>[1],
   ): Promise<LockHandle | null> {

@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { DatabaseTimeoutError, databaseFailure } from '../shared/errors.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -17,7 +18,14 @@ export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelati
 export type Executor = Db | Tx;
 
 export type Database =
-  | { kind: 'postgres'; db: Db; sql: postgres.Sql; close(): Promise<void> }
+  | {
+      kind: 'postgres';
+      db: Db;
+      sql: postgres.Sql;
+      /** The statement deadline of `db` (0: none); advisory locks on `sql` keep it too. */
+      statementTimeoutMs: number;
+      close(): Promise<void>;
+    }
   | { kind: 'pglite'; db: Db; pglite: PGlite; close(): Promise<void> };
 
 export interface DatabaseOptions {
@@ -29,6 +37,13 @@ export interface DatabaseOptions {
   maxConnections?: number;
   /** Server-side prepared statements for fixed-shape queries (postgres.js only); default true. */
   prepare?: boolean;
+  /**
+   * A statement (or the BEGIN of a transaction) not answered within this many ms fails with
+   * DatabaseTimeoutError; 0 waits forever (postgres.js only).
+   */
+  statementTimeoutMs?: number;
+  /** Opening a connection gives up after this many ms (postgres.js only; default 30 s). */
+  connectTimeoutMs?: number;
   /** Called with the text of every statement sent (postgres.js only; benchmarks count them). */
   onStatement?: (query: string) => void;
 }
@@ -62,21 +77,126 @@ export function shouldPrepare(query: string, params: readonly unknown[] | undefi
   );
 }
 
-type UnsafeFn = (query: string, params?: unknown[], options?: Record<string, unknown>) => unknown;
+type PendingQuery = PromiseLike<unknown> & { values(): PendingQuery };
+type UnsafeFn = (query: string, params?: unknown[], options?: Record<string, unknown>) => PendingQuery;
 type ScopedFn = (...args: unknown[]) => unknown;
+
+interface ClientPolicy {
+  prepare: boolean;
+  statementTimeoutMs: number;
+}
+
+const RETRY_PAUSE_MS = 50;
+/** Retries of a read (or a BEGIN) whose connection was cut. */
+const READ_RETRIES = 2;
+/** A read outside a transaction can run again on a new connection when its connection was cut. */
+const READ_STATEMENT = /^\s*(\/\*[^*]*\*\/\s*)*select\b/i;
+
+/**
+ * Runs `attempt` again (at most READ_RETRIES times) while it fails because its connection was cut
+ * and `safe()` says nothing was done. One cut connection can fail two statements in a row (the
+ * one that found the socket reset, then the server's termination notice), and connections cut
+ * together close together: a pause lets the pool see them close.
+ */
+async function retryConnectionLoss<T>(attempt: () => Promise<T>, safe: () => boolean): Promise<T> {
+  for (let retry = 0; ; retry += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (retry >= READ_RETRIES || !safe() || databaseFailure(error) !== 'connection_lost') throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
+  }
+}
+
+/**
+ * One statement under a deadline: awaited (drizzle awaits `unsafe(…)` or `unsafe(…).values()`),
+ * it runs, rejects with DatabaseTimeoutError past the deadline, and — a read outside a
+ * transaction — runs again when its connection was cut (pg_terminate_backend, a restart, a proxy
+ * dropping idle connections).
+ */
+function statement(
+  run: () => PendingQuery,
+  policy: ClientPolicy,
+  scope: { retryReads: boolean; readOnly: boolean; onTimeout?: (error: DatabaseTimeoutError) => void },
+) {
+  let valuesMode = false;
+  let result: Promise<unknown> | undefined;
+  const attempt = (): Promise<unknown> => {
+    const query = valuesMode ? run().values() : run();
+    if (!policy.statementTimeoutMs) return Promise.resolve(query);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // Not cancelled: postgres.js drops the promise of its cancel request, so a cancel that
+        // cannot connect (the frozen server) would be an unhandled rejection. The statement
+        // keeps its connection until the server answers.
+        const error = new DatabaseTimeoutError(policy.statementTimeoutMs);
+        scope.onTimeout?.(error);
+        reject(error);
+      }, policy.statementTimeoutMs);
+      query.then(
+        (value) => (clearTimeout(timer), resolve(value)),
+        (error: unknown) => (clearTimeout(timer), reject(error)),
+      );
+    });
+  };
+  const settle = () =>
+    (result ??= scope.retryReads && scope.readOnly ? retryConnectionLoss(attempt, () => true) : attempt());
+  const pending = {
+    values() {
+      valuesMode = true;
+      return pending;
+    },
+    then<A, B>(onValue?: (value: unknown) => A, onError?: (error: unknown) => B) {
+      return settle().then(onValue, onError);
+    },
+  };
+  return pending;
+}
 
 /**
  * The postgres.js client drizzle sees: `unsafe` (every drizzle query goes through it) prepares
- * what `shouldPrepare` allows, and the clients of transactions and savepoints are wrapped alike.
+ * what `shouldPrepare` allows and runs under the statement deadline; transactions and savepoints
+ * hand their callbacks a client wrapped alike. A transaction whose statement timed out rejects at
+ * once: its ROLLBACK would wait on the same unanswering connection.
  */
-function preparingClient(client: postgres.Sql): postgres.Sql {
-  const wrapScoped =
+function wrapClient(
+  client: postgres.Sql,
+  policy: ClientPolicy,
+  inTransaction?: (error: DatabaseTimeoutError) => void,
+): postgres.Sql {
+  const scopedBegin =
     (target: ScopedFn, self: object) =>
     (...args: unknown[]) => {
       const last = args.length - 1;
       const fn = args[last] as (inner: postgres.Sql) => unknown;
-      args[last] = (inner: postgres.Sql) => fn(preparingClient(inner));
-      return target.apply(self, args);
+      if (inTransaction) {
+        // A savepoint inside a transaction: the transaction's deadline handling covers it.
+        args[last] = (inner: postgres.Sql) => fn(wrapClient(inner, policy, inTransaction));
+        return target.apply(self, args);
+      }
+      let abort: (error: unknown) => void = () => {};
+      const aborted = new Promise<never>((_, reject) => (abort = reject));
+      // BEGIN itself (and waiting for a connection) is under the deadline until the callback runs.
+      const timer = policy.statementTimeoutMs
+        ? setTimeout(
+            () => abort(new DatabaseTimeoutError(policy.statementTimeoutMs)),
+            policy.statementTimeoutMs,
+          )
+        : undefined;
+      // A transaction that failed on a cut connection before its callback ran did nothing: run again.
+      let started = false;
+      args[last] = (inner: postgres.Sql) => {
+        started = true;
+        clearTimeout(timer);
+        return fn(wrapClient(inner, policy, abort));
+      };
+      const done = retryConnectionLoss(
+        () => Promise.resolve(target.apply(self, args)),
+        () => !started,
+      );
+      done.catch(() => {});
+      return Promise.race([done, aborted]).finally(() => clearTimeout(timer));
     };
   return new Proxy(client, {
     get(target, key, receiver) {
@@ -84,12 +204,17 @@ function preparingClient(client: postgres.Sql): postgres.Sql {
       if (key === 'unsafe') {
         const unsafe = value as UnsafeFn;
         return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
-          unsafe.call(target, query, params, {
-            ...options,
-            prepare: options?.prepare === true || shouldPrepare(query, params),
-          });
+          statement(
+            () =>
+              unsafe.call(target, query, params, {
+                ...options,
+                prepare: options?.prepare === true || (policy.prepare && shouldPrepare(query, params)),
+              }),
+            policy,
+            { retryReads: !inTransaction, readOnly: READ_STATEMENT.test(query), onTimeout: inTransaction },
+          );
       }
-      if (key === 'begin' || key === 'savepoint') return wrapScoped(value as ScopedFn, target);
+      if (key === 'begin' || key === 'savepoint') return scopedBegin(value as ScopedFn, target);
       return typeof value === 'function' ? (value as ScopedFn).bind(target) : value;
     },
   });
@@ -99,15 +224,25 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const sql = postgres(options.databaseUrl, {
       max: options.maxConnections ?? 10,
+      ...(options.connectTimeoutMs ? { connect_timeout: options.connectTimeoutMs / 1000 } : {}),
       onnotice: () => {},
       connection: { application_name: 'contextd' },
       ...(options.onStatement
         ? { debug: (_connection: number, query: string) => options.onStatement!(query) }
         : {}),
     });
-    const client = options.prepare === false ? sql : preparingClient(sql);
+    const client = wrapClient(sql, {
+      prepare: options.prepare !== false,
+      statementTimeoutMs: options.statementTimeoutMs ?? 0,
+    });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    return { kind: 'postgres', db, sql, close: () => sql.end({ timeout: 5 }) };
+    return {
+      kind: 'postgres',
+      db,
+      sql,
+      statementTimeoutMs: options.statementTimeoutMs ?? 0,
+      close: () => sql.end({ timeout: 5 }),
+    };
   }
   const dataDir = options.dataDir;
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });

@@ -3,9 +3,9 @@
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { queryRows, type Database } from './client.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
@@ -23,7 +23,8 @@ export async function runMigrations(database: Database, folder = MIGRATIONS_FOLD
   try {
     await reserved`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await reserved`create extension if not exists btree_gin`;
-    await migratePostgres(database.db as unknown as PostgresJsDatabase, { migrationsFolder: folder });
+    // On the bare client: a long migration (an index build) is not held to the statement deadline.
+    await migratePostgres(drizzlePostgres({ client: database.sql }), { migrationsFolder: folder });
   } finally {
     await reserved`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
     reserved.release();

@@ -127,6 +127,8 @@ export const channelMessages = pgTable(
     replyCount: integer('reply_count').notNull().default(0),
     lastReplyTs: ts('last_reply_ts'),
     editedAt: ts('edited_at'),
+    /** Time of the newest edit that carried media (null: the media are the create's). */
+    mediaEditedAt: ts('media_edited_at'),
     deletedAt: ts('deleted_at'),
     /** True while only edits/reactions/replies referenced the message and its create has not arrived. */
     isPlaceholder: boolean('is_placeholder').notNull().default(false),

@@ -13,6 +13,11 @@ declare module 'fastify' {
 }
 
 const PUBLIC_V1_PREFIXES = ['/v1/webhooks/'];
+
+/** Whether a path needs `Authorization: Bearer <key>`: /v1 except the webhooks (health, metrics, docs need none). */
+export function requiresApiKey(path: string): boolean {
+  return path.startsWith('/v1/') && !PUBLIC_V1_PREFIXES.some((p) => path.startsWith(p));
+}
 const CACHE_TTL_MS = 30_000;
 
 export function registerAuth(app: FastifyInstance, tenants: TenantsRepository): void {
@@ -21,7 +26,7 @@ export function registerAuth(app: FastifyInstance, tenants: TenantsRepository): 
   app.decorateRequest('tenantId', '');
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const path = request.url.split('?')[0] ?? '';
-    if (!path.startsWith('/v1/') || PUBLIC_V1_PREFIXES.some((p) => path.startsWith(p))) return;
+    if (!requiresApiKey(path)) return;
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match?.[1]) throw unauthorized('auth.missing_key', 'Authorization: Bearer <api key> is required');

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z, ZodError } from 'zod';
-import { AppError, pgCode } from '../shared/errors.js';
+import { AppError, databaseFailure, pgCode } from '../shared/errors.js';
 
 /** Every error reply: documented on every operation (src/http/openapi-transform.ts). */
 export const errorBodySchema = z
@@ -100,6 +100,25 @@ export function renderError(error: unknown): {
           details: { sqlstate: sqlState },
         },
       },
+    };
+  }
+  // A frozen, restarting or unreachable database, or a connection cut under the request: the
+  // request did not fail on its own account and may be retried (a write whose COMMIT was under way
+  // may have been applied, which event ids and Idempotency-Key make harmless).
+  const failure = databaseFailure(error);
+  if (failure) {
+    return {
+      status: 503,
+      body: {
+        error: {
+          code: failure === 'timeout' ? 'storage.timeout' : 'storage.unavailable',
+          message:
+            failure === 'timeout'
+              ? 'the database did not answer in time; retry'
+              : 'the database is unavailable; retry',
+        },
+      },
+      headers: { 'retry-after': '1' },
     };
   }
   if (fastifyError.statusCode === 429) {

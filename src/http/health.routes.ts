@@ -24,8 +24,19 @@ function expectedMigrations(): number {
   return journal.entries.length;
 }
 
+/** A readiness check unanswered this long counts as down: a frozen dependency is not ready. */
+export const READY_CHECK_TIMEOUT_MS = 1_000;
+
+function withinDeadline<T>(check: Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(resolve, READY_CHECK_TIMEOUT_MS, fallback)));
+  return Promise.race([check, late]).finally(() => clearTimeout(timer));
+}
+
 export interface Lifecycle {
   draining: boolean;
+  /** After the drain, with the listener closed: each reply closes its keep-alive connection. */
+  closingConnections?: boolean;
 }
 
 export function healthRoutes(deps: AppDeps, lifecycle: Lifecycle): FastifyPluginAsyncZod {
@@ -55,15 +66,21 @@ export function healthRoutes(deps: AppDeps, lifecycle: Lifecycle): FastifyPlugin
         },
       },
       async (_request, reply) => {
-        const postgres = (await pingDatabase(deps.database)) ? ('ok' as const) : ('down' as const);
-        const applied = postgres === 'ok' ? await appliedMigrationCount(deps.database) : null;
+        const postgres = (await withinDeadline(pingDatabase(deps.database), false))
+          ? ('ok' as const)
+          : ('down' as const);
+        const applied =
+          postgres === 'ok' ? await withinDeadline(appliedMigrationCount(deps.database), null) : null;
         const migrations = applied === null ? 'down' : applied >= expected ? 'ok' : 'pending';
         const redis = !deps.redis
           ? ('disabled' as const)
-          : await deps.redis
-              .ping()
-              .then(() => 'ok' as const)
-              .catch(() => 'down' as const);
+          : await withinDeadline(
+              deps.redis
+                .ping()
+                .then(() => 'ok' as const)
+                .catch(() => 'down' as const),
+              'down' as const,
+            );
         const fatal = postgres !== 'ok' || migrations !== 'ok' || lifecycle.draining;
         // Redis is coordination and cache only: without it the service degrades, it does not stop.
         const status = fatal ? 'not_ready' : redis === 'down' ? 'degraded' : 'ready';

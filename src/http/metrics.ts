@@ -1,7 +1,9 @@
 // Prometheus metrics: one registry per app instance (tests build many), per-route latency
 // histograms, and the counters other modules increment through `app.metrics`.
 import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { z } from 'zod';
 
 export function createMetrics() {
   const registry = new Registry();
@@ -33,8 +35,30 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
       reply.elapsedTime / 1000,
     );
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const body = await metrics.registry.metrics();
-    return reply.type(metrics.registry.contentType).send(body);
-  });
+}
+
+/** GET /metrics, registered after the OpenAPI plugin so the document lists it (open, like health). */
+export function metricsRoutes(metrics: Metrics): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/metrics',
+      {
+        schema: {
+          operationId: 'metrics',
+          tags: ['operations'],
+          summary: 'Prometheus metrics (text exposition format)',
+          response: {
+            200: {
+              description: 'Prometheus text exposition format',
+              content: { 'text/plain': { schema: z.string() } },
+            },
+          },
+        },
+      },
+      async (_request, reply) => {
+        const body = await metrics.registry.metrics();
+        return reply.type(metrics.registry.contentType).send(body);
+      },
+    );
+  };
 }

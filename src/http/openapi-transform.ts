@@ -2,6 +2,7 @@
 // schemas as $refs), plus the error replies every route can give, all in the one error shape.
 import type { FastifySchema } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { requiresApiKey } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
 
 type TransformArgs = Parameters<typeof jsonSchemaTransform>[0];
@@ -39,7 +40,12 @@ export const documentRoute = (args: TransformArgs) => {
   const schema = args.schema as RouteSchema | undefined;
   if (!schema || (schema as { hide?: boolean }).hide) return jsonSchemaTransform(args);
   const response = { ...errorReplies(args.url, schema), ...schema.response };
-  return jsonSchemaTransform({ ...args, schema: { ...schema, response } as TransformArgs['schema'] });
+  // The document's default is the bearer key; routes the auth hook lets through say they need none.
+  const security = requiresApiKey(args.url) ? {} : { security: [] };
+  return jsonSchemaTransform({
+    ...args,
+    schema: { ...schema, ...security, response } as TransformArgs['schema'],
+  });
 };
 
 const REF = /"#\/components\/schemas\/([^"]+)"/g;

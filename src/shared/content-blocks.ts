@@ -70,15 +70,17 @@ export const toolResultBlockSchema = z.looseObject({
   is_error: z.boolean().optional(),
 });
 
+// Thinking blocks are stored as the API returned them: while a tool loop is open they go back to
+// the API unmodified, and it checks the signature (or the encrypted data) it issued.
 export const thinkingBlockSchema = z.looseObject({
   type: z.literal('thinking'),
   thinking: z.string(),
-  signature: z.string().optional(),
+  signature: z.string().min(1, 'a thinking block keeps the signature the API returned with it'),
 });
 
 export const redactedThinkingBlockSchema = z.looseObject({
   type: z.literal('redacted_thinking'),
-  data: z.string(),
+  data: z.string().min(1),
 });
 
 export const contentBlockSchema = z.discriminatedUnion('type', [

@@ -45,3 +45,44 @@ export function pgCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The database did not answer within DATABASE_STATEMENT_TIMEOUT_MS (a frozen or overloaded server);
+ * thrown by the client wrapper in src/db/client.ts.
+ */
+export class DatabaseTimeoutError extends Error {
+  readonly code = 'DATABASE_TIMEOUT';
+  constructor(timeoutMs: number) {
+    super(`the database did not answer within ${timeoutMs} ms`);
+    this.name = 'DatabaseTimeoutError';
+  }
+}
+
+/** postgres.js and socket codes of a lost or unreachable connection, and their SQLSTATEs. */
+const CONNECTION_LOSS = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01', // admin_shutdown: pg_terminate_backend, a server restart
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: the server is starting or shutting down
+]);
+
+/** Why the database could not serve a statement, if that is what `error` (or its cause) says. */
+export function databaseFailure(error: unknown): 'timeout' | 'connection_lost' | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth += 1) {
+    if (current instanceof DatabaseTimeoutError) return 'timeout';
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (CONNECTION_LOSS.has(code) || code.startsWith('08'))) {
+      return 'connection_lost';
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -2,7 +2,15 @@
 // a real BPE count (o200k) times a per-model factor: no offline tokenizer matches current Claude
 // models, and chars/4 is badly off on JSON, CJK and code. Callers apply the safety margin where a
 // limit is enforced.
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
+
+/**
+ * gpt-tokenizer memoizes the merges of words outside its vocabulary (ids, hashes, rare words), by
+ * default 100,000 of them: ~27 MB of heap that fills slowly as varied text passes. 10,000 (~3 MB)
+ * keeps the words that recur; the count is the same either way.
+ */
+export const BPE_MERGE_CACHE_ENTRIES = 10_000;
+setMergeCacheSize(BPE_MERGE_CACHE_ENTRIES);
 
 export interface TokenEstimator {
   /** Estimated tokens of plain text. */

@@ -1,6 +1,8 @@
 // POST /v1/events end to end: validation of whole batches, outcomes, out-of-order convergence,
 // lanes, reply counters, reactions, Unicode round trips and tenant isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -292,6 +294,49 @@ describe('POST /v1/events', () => {
     const stored = await byId(t, c);
     expect(['b', 'c', 'd'].map((id) => stored.get(id)!.lane_key)).toEqual(Array(3).fill(`reply:${c}:a`));
     expect(stored.get('a')!.lane_key).toBe(`root:${c}`);
+  });
+
+  it('roots a chain at its first message when the middle was deleted before anything arrived', async () => {
+    const t = await ctx.tenant();
+    const c = channel();
+    // One batch per event: the lanes of earlier batches are renamed in storage.
+    for (const event of [
+      { type: 'message.deleted', platform: 'slack', channel_id: c, message_id: 'b', ts: at(9) },
+      created(c, 'b', 3, { reply_to_id: 'a' }),
+      created(c, 'c', 4, { reply_to_id: 'b' }),
+      created(c, 'r', 1),
+      created(c, 'a', 2, { reply_to_id: 'r' }),
+    ])
+      expect((await post(t, [event])).statusCode).toBe(200);
+    const rows = await queryRows<{ message_id: string; lane_key: string }>(
+      ctx.deps.database.db,
+      sql`select message_id, lane_key from channel_messages
+          where tenant_id = ${t.tenantId} and channel_id = ${c} order by message_id`,
+    );
+    expect(rows).toEqual([
+      { message_id: 'a', lane_key: `reply:${c}:r` },
+      { message_id: 'b', lane_key: `reply:${c}:r` },
+      { message_id: 'c', lane_key: `reply:${c}:r` },
+      { message_id: 'r', lane_key: `root:${c}` },
+    ]);
+  });
+
+  it('keeps a reaction added again after a removal that arrives last', async () => {
+    const t = await ctx.tenant();
+    const c = channel();
+    const reaction = (type: string, minute: number) => ({
+      type,
+      platform: 'slack',
+      channel_id: c,
+      message_id: 'x',
+      ts: at(minute),
+      reaction: 'eyes',
+      user_id: 'U1',
+    });
+    await post(t, [created(c, 'x', 0), reaction('reaction.added', 1)]);
+    await post(t, [reaction('reaction.added', 3)]);
+    await post(t, [reaction('reaction.removed', 2)]);
+    expect((await byId(t, c)).get('x')!.reactions).toEqual({ eyes: 1 });
   });
 
   it('lanes forum topics before threads before replies', async () => {

@@ -51,6 +51,32 @@ describe('POST /v1/memories', () => {
     expect(read.json()).toEqual(body.memory);
   });
 
+  it('stores none of the secrets a review found stored before, and says which kinds it replaced', async () => {
+    const response = await create(t, {
+      scope: 'user',
+      scope_key: 'U-secrets',
+      type: 'fact',
+      text: [
+        'alerts: https://hooks.slack.com/services/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',
+        'cache: redis://:pa55w0rd@cache:6379',
+        'bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0',
+        'my password is hunter2hunter2, and password=Tr0ub4dor&3 for the other one',
+      ].join('\n'),
+    });
+    expect(response.statusCode).toBe(201);
+    const body = response.json();
+    expect(body.memory.text).toBe(
+      [
+        'alerts: [REDACTED:slack_webhook]',
+        'cache: redis://:[REDACTED:password]@cache:6379',
+        'bot [REDACTED:telegram_bot_token]',
+        'my password is [REDACTED:password], and password=[REDACTED:secret] for the other one',
+      ].join('\n'),
+    );
+    expect(body.redactions).toEqual({ slack_webhook: 1, password: 2, telegram_bot_token: 1, secret: 1 });
+    expect((await t.inject({ url: `/v1/memories/${body.memory.id}` })).json().text).toBe(body.memory.text);
+  });
+
   it('returns the older record for the same normalized text in the same scope and type', async () => {
     const first = await create(t, {
       scope: 'channel',

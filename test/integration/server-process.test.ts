@@ -1,6 +1,7 @@
 // The real process entry: starts with no configuration on embedded PGlite, serves /docs, prints a
 // dev key, shuts down cleanly on SIGTERM; a bad variable stops start-up with its name.
 import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +35,12 @@ describe('server process', () => {
   it('starts with no env on embedded storage, serves /docs, and exits cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
     const port = String(20_000 + Math.floor(Math.random() * 20_000));
-    const server = startServer({ PORT: port, DATA_DIR: dataDir, HOST: '127.0.0.1' });
+    const server = startServer({
+      PORT: port,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      SHUTDOWN_DRAIN_MS: '100',
+    });
     try {
       await waitFor(() => server.output().includes('contextd listening'), 45_000);
       expect(server.output()).toMatch(/development API key for tenant \\"dev\\": ctxd_/);
@@ -50,6 +56,77 @@ describe('server process', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('drains on SIGTERM: /readyz 503 for SHUTDOWN_DRAIN_MS while requests are served, no connection resets', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const drainMs = 1_500;
+    const server = startServer({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      SHUTDOWN_DRAIN_MS: String(drainMs),
+      LOG_LEVEL: 'warn',
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const get = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      let ready = 0;
+      const deadline = Date.now() + 45_000;
+      while (ready !== 200 && Date.now() < deadline) {
+        ready = await get('/readyz').catch(() => 0);
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(ready).toBe(200);
+
+      const resets: string[] = [];
+      let sigtermAt = 0;
+      let firstNotReady = 0;
+      let lastServed = 0;
+      let stopped = false;
+      // Four keep-alive clients, each sending requests back to back until the listener is gone.
+      const client = async () => {
+        while (!stopped) {
+          try {
+            const [health, readiness] = [await get('/healthz'), await get('/readyz')];
+            expect(health).toBe(200);
+            if (readiness === 503 && !firstNotReady) firstNotReady = Date.now();
+            if (sigtermAt) lastServed = Date.now();
+            else expect(readiness).toBe(200);
+          } catch (error) {
+            const code = (error as { code?: string }).code ?? String(error);
+            if (code === 'ECONNREFUSED') return; // the listener closed: a load balancer moved on
+            resets.push(`${code} at +${Date.now() - sigtermAt} ms`);
+            return;
+          }
+        }
+      };
+      const clients = Promise.all([client(), client(), client(), client()]);
+      await new Promise((r) => setTimeout(r, 300));
+      sigtermAt = Date.now();
+      server.child.kill('SIGTERM');
+      const exitCode = await server.exited;
+      stopped = true;
+      await clients;
+      expect(resets).toEqual([]);
+      expect(exitCode).toBe(0);
+      expect(firstNotReady - sigtermAt).toBeLessThan(500);
+      // Requests were still served, with readiness 503, for about the drain period.
+      expect(lastServed - firstNotReady).toBeGreaterThan(drainMs - 300);
+    } finally {
+      agent.destroy();
+      server.child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('refuses to start with a bad variable and names it', async () => {
     const server = startServer({ PORT: 'eighty' });

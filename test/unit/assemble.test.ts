@@ -8,6 +8,7 @@ import {
 } from '../../src/modules/context/core/assemble.js';
 import { withoutCacheControl } from '../../src/modules/context/core/cache-breakpoints.js';
 import { CHANNEL_CONTEXT_GUIDE } from '../../src/modules/context/core/channel-guide.js';
+import { historyTurnsView } from '../../src/modules/context/core/history-turns.js';
 import type { HistoryEntry } from '../../src/modules/sessions/core/history-view.js';
 import { toOpenAIChat } from '../../src/modules/context/core/openai-format.js';
 import { createTokenEstimator } from '../../src/shared/tokens.js';
@@ -932,6 +933,172 @@ describe('assembleContext: cache and determinism', () => {
     );
     expect(texts(r.payload.messages.at(-1)!.content).at(-1)).toContain('tools deferred');
     expect(r.budget.components.tools).toBeLessThanOrEqual(0.1 * r.budget.effective_window);
+  });
+});
+
+describe('assembleContext: extended thinking in a tool loop', () => {
+  const thinking = { type: 'thinking', thinking: 'I should look this up. '.repeat(40), signature: 'sig-1' };
+  const call = (id: string, withThinking: boolean) =>
+    entry(2, 'assistant', [
+      ...(withThinking ? [thinking] : []),
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id, name: 'shell', input: { cmd: 'ls' } },
+    ]);
+  const result = { type: 'tool_result', tool_use_id: 'tu_1', content: 'a b c' };
+
+  it('the assistant turn that called the tool keeps its thinking first, and it is counted', () => {
+    const withThinking = assembleContext(
+      input({ history: [entry(1, 'user', 'list files'), call('tu_1', true)], message: [result] }),
+    );
+    const without = assembleContext(
+      input({ history: [entry(1, 'user', 'list files'), call('tu_1', false)], message: [result] }),
+    );
+    const assistant = withThinking.payload.messages[1]!;
+    expect(assistant.role).toBe('assistant');
+    expect((assistant.content as Anthropic.ContentBlockParam[])[0]).toEqual(thinking);
+    expect(withThinking.budget.components.conversation - without.budget.components.conversation).toBe(
+      estimator.text(thinking.thinking),
+    );
+    // A thinking block is never a cache breakpoint.
+    expect(JSON.stringify(assistant)).not.toMatch(/"signature":"sig-1"[^}]*cache_control/);
+  });
+
+  it('once the loop is over, thinking is neither sent nor counted', () => {
+    const history = [
+      entry(1, 'user', 'list files'),
+      call('tu_1', true),
+      entry(3, 'user', [result]),
+      entry(4, 'assistant', 'Three files.'),
+    ];
+    const r = assembleContext(input({ history, message: 'thanks' }));
+    const plain = assembleContext(
+      input({ history: history.map((e) => (e.seq === 2 ? call('tu_1', false) : e)), message: 'thanks' }),
+    );
+    expect(JSON.stringify(r.payload)).not.toContain('sig-1');
+    expect(r.budget.components.conversation).toBe(plain.budget.components.conversation);
+  });
+
+  it('a tight budget sends all of the open loop or none of it, never its tail alone', () => {
+    const history: HistoryEntry[] = [];
+    let seq = 0;
+    for (let i = 0; i < 10; i += 1) {
+      history.push(entry(++seq, 'user', `question ${i} ${'words '.repeat(40)}`));
+      history.push(entry(++seq, 'assistant', `answer ${i} ${'words '.repeat(40)}`));
+    }
+    history.push(entry(++seq, 'user', 'run the steps'));
+    const loopStart = seq + 1;
+    for (let i = 0; i < 3; i += 1) {
+      history.push(
+        entry(++seq, 'assistant', [
+          ...(i === 0 ? [thinking] : []),
+          { type: 'tool_use', id: `tu_${i}`, name: 'shell', input: { step: i } },
+        ]),
+      );
+      if (i < 2) {
+        history.push(
+          entry(++seq, 'user', [{ type: 'tool_result', tool_use_id: `tu_${i}`, content: 'ok '.repeat(80) }]),
+        );
+      }
+    }
+    const message = [{ type: 'tool_result', tool_use_id: 'tu_2', content: 'ok' }];
+    const small = (total: number) => ({ ...input().limits, total, maxOutputTokens: 500 });
+    let whole = 0;
+    for (let total = 1500; total <= 2500; total += 50) {
+      const r = assembleContext(input({ limits: small(total), history, message }));
+      const calls = r.payload.messages.filter(
+        (m) => m.role === 'assistant' && JSON.stringify(m.content).includes('"tu_'),
+      );
+      // All of the loop or none of it: its first message carries the thinking the rest continues.
+      if (calls.length === 0) continue;
+      expect(calls).toHaveLength(3);
+      expect((calls[0]!.content as Anthropic.ContentBlockParam[])[0]).toEqual(thinking);
+      expect(r.context.lane.first_sent_seq).toBeLessThanOrEqual(loopStart);
+      whole += 1;
+    }
+    expect(whole).toBeGreaterThan(0);
+  });
+});
+
+describe('historyTurnsView and the open tool loop', () => {
+  it('widens the view back to the loop start, so its thinking is sent', () => {
+    const entries = [
+      entry(1, 'user', 'run it'),
+      entry(2, 'assistant', [
+        { type: 'thinking', thinking: 'plan', signature: 's' },
+        { type: 'tool_use', id: 'a', name: 'sh', input: {} },
+      ]),
+      entry(3, 'user', [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }]),
+      entry(4, 'assistant', [{ type: 'tool_use', id: 'b', name: 'sh', input: {} }]),
+    ];
+    // One turn asked for: the view would start at the pending call (seq 4) without the loop rule.
+    expect(historyTurnsView(entries, 1, false).viewFrom).toBe(4);
+    expect(historyTurnsView(entries, 1, true).viewFrom).toBe(2);
+    const r = assembleContext(
+      input({
+        history: historyTurnsView(entries, 1, true).history,
+        message: [{ type: 'tool_result', tool_use_id: 'b', content: 'ok' }],
+      }),
+    );
+    expect(JSON.stringify(r.payload.messages)).toContain('"thinking":"plan"');
+  });
+});
+
+describe('assembleContext: caller tools as given', () => {
+  const client = {
+    name: 'get_weather',
+    description: 'Weather.',
+    input_schema: { type: 'object' as const },
+    cache_control: { type: 'ephemeral' as const },
+  };
+  const server = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 };
+
+  it('are sent without source, server tools included, and never deferred without a source', () => {
+    const r = assembleContext(
+      input({
+        tools: [{ ...client, source: undefined }, server],
+        toolDeferralShare: 0,
+      }),
+    );
+    const sent = r.payload.tools!.slice(-2);
+    expect(sent).toEqual([client, server]);
+    expect(r.deferred_tools).toEqual([]);
+  });
+
+  it("count the caller's tool breakpoints against the limit of 4", () => {
+    const history = conversation(3);
+    const summary = { ...input().lane, summary: 'S', summaryVersion: 1 };
+    const one = assembleContext(input({ tools: [client], history, lane: summary }));
+    expect(one.cache.breakpoints.map((b) => b.position)).toEqual(['system', 'previous_turn', 'this_turn']);
+    expect((JSON.stringify(one.payload).match(/cache_control/g) ?? []).length).toBe(4);
+    const three = assembleContext(
+      input({
+        tools: ['a', 'b', 'c'].map((n) => ({ ...client, name: `t_${n}` })),
+        history,
+        lane: summary,
+      }),
+    );
+    expect(three.cache.breakpoints.map((b) => b.position)).toEqual(['this_turn']);
+    expect((JSON.stringify(three.payload).match(/cache_control/g) ?? []).length).toBe(4);
+    // Without a cacheable system block, a tool the caller marked stands for the tools breakpoint.
+    const noSystem = assembleContext(input({ tools: [client], system: [] }));
+    expect(noSystem.cache.breakpoints.map((b) => b.position)).toEqual(['this_turn']);
+    expect((JSON.stringify(noSystem.payload).match(/cache_control/g) ?? []).length).toBe(2);
+  });
+
+  it("drops the caller's cache_control from message blocks: contextd places those", () => {
+    const marked = { type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } };
+    const r = assembleContext(
+      input({ history: [entry(1, 'user', [marked]), entry(2, 'assistant', 'hello')], message: [marked] }),
+    );
+    expect((JSON.stringify(r.payload).match(/cache_control/g) ?? []).length).toBe(3);
+    expect(JSON.stringify(r.userTurn.content)).not.toContain('cache_control');
+  });
+
+  it('the OpenAI form leaves server tools out', () => {
+    const r = assembleContext(input({ tools: [client, server] }));
+    const names = toOpenAIChat(r.payload).tools!.map((t) => t.function.name);
+    expect(names).toContain('get_weather');
+    expect(names).not.toContain('web_search');
   });
 });
 

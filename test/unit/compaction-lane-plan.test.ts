@@ -156,6 +156,35 @@ describe('planLane', () => {
     }
   });
 
+  it('keeps an open tool loop whole: the view never starts after its first assistant message', () => {
+    const loop = (from: number, answered: number): LaneEntry[] =>
+      [
+        entry(from, 'user', 'run the five steps'),
+        ...Array.from({ length: 5 }, (_, i) => [
+          entry(from + 1 + 2 * i, 'assistant', [
+            ...(i === 0 ? [{ type: 'thinking', thinking: 'plan', signature: 's' }] : []),
+            { type: 'tool_use', id: `step_${i}`, name: 'run', input: { i } },
+          ]),
+          entry(from + 2 + 2 * i, 'user', [
+            { type: 'tool_result', tool_use_id: `step_${i}`, content: 'output '.repeat(400) },
+          ]),
+        ]).flat(),
+      ].slice(0, 2 + 2 * answered);
+    // 31 chat entries, then a loop whose 4 calls are answered: the next message continues it.
+    const entries = [...chat(31, 20), ...loop(32, 4).slice(0, -1)];
+    const result = plan(entries);
+    expect(result.steps).toContain('summarize');
+    expect(result.firstKeptSeq).toBeLessThanOrEqual(33);
+    // The same lane with the loop over (a plain user message after it) may cut inside it.
+    const closed = [
+      ...chat(31, 20),
+      ...loop(32, 5),
+      entry(43, 'assistant', 'done'),
+      entry(44, 'user', 'thanks'),
+    ];
+    expect(plan(closed).firstKeptSeq).toBeGreaterThan(33);
+  });
+
   it('rebuilds a stale summary even when no entry leaves the view', () => {
     const result = plan(chat(4), {
       lane: {

@@ -17,6 +17,9 @@ describe('parseConfig', () => {
       THREAD_BUDGET: 8000,
       SESSION_MAX_AGE_MS: 14_400_000,
       INGEST_DEDUPE_WINDOW_MS: 7 * 86_400_000,
+      // Anthropic's current Sonnet and Haiku (docs/operations.md, "Default models").
+      DEFAULT_MODEL: 'claude-sonnet-5-5',
+      SUMMARY_MODEL: 'claude-haiku-5-5',
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.REDIS_URL).toBeUndefined();
@@ -26,6 +29,22 @@ describe('parseConfig', () => {
     expect(parseConfig({}).DATABASE_PREPARED_STATEMENTS).toBe(true);
     expect(parseConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).DATABASE_PREPARED_STATEMENTS).toBe(false);
     expect(() => parseConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
+  });
+
+  it('parses TRUST_PROXY as Fastify takes it: false, true or a list of addresses/CIDRs; refuses a hop count', () => {
+    expect(parseConfig({}).TRUST_PROXY).toBe(false);
+    expect(parseConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+    expect(parseConfig({ TRUST_PROXY: 'TRUE' }).TRUST_PROXY).toBe(true);
+    expect(() => parseConfig({ TRUST_PROXY: '2' })).toThrow(/TRUST_PROXY: a hop count is not honoured/);
+    expect(parseConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8,loopback' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    for (const bad of ['yes', '10.0.0.0/33', '10.0.0.1/8/8', 'nginx', '10.0.0.1,']) {
+      expect(() => parseConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
   });
 
   it('parses API_KEYS pairs and treats blank values as unset', () => {
@@ -57,5 +76,14 @@ describe('parseConfig', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).issues.map((i) => i.variable)).toContain(variable);
     expect((caught as ConfigError).message).toContain(variable);
+  });
+
+  it('drains 5 s on SIGTERM in production and not at all elsewhere, unless SHUTDOWN_DRAIN_MS says', () => {
+    expect(parseConfig({ NODE_ENV: 'production' }).SHUTDOWN_DRAIN_MS).toBe(5_000);
+    expect(parseConfig({}).SHUTDOWN_DRAIN_MS).toBe(0);
+    expect(parseConfig({ NODE_ENV: 'test' }).SHUTDOWN_DRAIN_MS).toBe(0);
+    expect(parseConfig({ SHUTDOWN_DRAIN_MS: '1500' }).SHUTDOWN_DRAIN_MS).toBe(1_500);
+    expect(parseConfig({ NODE_ENV: 'production', SHUTDOWN_DRAIN_MS: '0' }).SHUTDOWN_DRAIN_MS).toBe(0);
+    expect(() => parseConfig({ SHUTDOWN_DRAIN_MS: 'soon' })).toThrow(/SHUTDOWN_DRAIN_MS/);
   });
 });

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseConfig } from '../../src/config.js';
 
 const compose = parse(readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8'), {
   merge: true,
@@ -29,6 +30,29 @@ describe('docker-compose.yml', () => {
       expect(service.depends_on.redis!.condition).toBe('service_healthy');
       expect(service.healthcheck.test.join(' ')).toContain('/readyz');
     }
+  });
+
+  it('trusts X-Forwarded-For from the private network nginx is on, and nginx overwrites it', () => {
+    for (const name of ['contextd-1', 'contextd-2']) {
+      const service = compose.services[name]! as { environment: Record<string, string> };
+      expect(parseConfig({ TRUST_PROXY: service.environment.TRUST_PROXY }).TRUST_PROXY).toEqual([
+        'uniquelocal',
+      ]);
+    }
+    const conf = readFileSync(new URL('../../deploy/nginx.conf', import.meta.url), 'utf8');
+    expect(conf).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
+  });
+
+  it('refuses to start without the operator API_KEYS: required, no default key', () => {
+    for (const name of ['contextd-1', 'contextd-2']) {
+      const service = compose.services[name]! as { environment: Record<string, string> };
+      expect(service.environment.NODE_ENV).toBe('production');
+      // `${VAR:?message}` makes compose stop with the message when VAR is unset or empty.
+      expect(service.environment.API_KEYS).toMatch(/^\$\{API_KEYS:\?[^}]+\}$/);
+    }
+    const raw = readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8');
+    expect(raw).not.toMatch(/API_KEYS:-/);
+    expect(raw).not.toMatch(/change-me/);
   });
 
   it('puts the load balancer in front of both replicas', () => {

@@ -125,6 +125,95 @@ describe('applyChannelEvent', () => {
     expect(final.get('m')!.reactions).toEqual({ eyes: 1, tada: 1 });
   });
 
+  it('keeps a reaction that was added again after a removal, whatever the arrival order', () => {
+    // add 10:01, add 10:03, remove 10:02: the add at 10:03 is the last word.
+    const { ctx } = run([
+      create('m', 0),
+      react('reaction.added', 'U1', 1),
+      react('reaction.added', 'U1', 3),
+      react('reaction.removed', 'U1', 2),
+    ]);
+    expect(ctx.messages.get('m')!.reactions).toEqual({ eyes: 1 });
+    const final = new Map(
+      allOrdersAgree([
+        create('m', 0),
+        react('reaction.added', 'U1', 1),
+        react('reaction.added', 'U1', 3),
+        react('reaction.removed', 'U1', 2),
+      ]),
+    );
+    expect(final.get('m')!.reactions).toEqual({ eyes: 1 });
+  });
+
+  it('roots a reply chain whose middle was deleted first at the chain root, in every order', () => {
+    const events = [
+      del('b', 9),
+      create('b', 3, { reply_to_id: 'a' }),
+      create('c', 4, { reply_to_id: 'b' }),
+      create('r', 1),
+      create('a', 2, { reply_to_id: 'r' }),
+    ];
+    const { ctx } = run(events);
+    expect(['a', 'b', 'c'].map((id) => ctx.messages.get(id)!.laneKey)).toEqual(Array(3).fill('reply:C:r'));
+    const final = new Map(allOrdersAgree(events));
+    expect(final.get('c')!.laneKey).toBe('reply:C:r');
+    expect(final.get('r')!.laneKey).toBe('root:C');
+  });
+
+  it('breaks ties of equal reaction times by event id, then by the removal', () => {
+    const withId = (e: ChannelEvent, id: string) => ({ ...e, event_id: id }) as ChannelEvent;
+    const tied = allOrdersAgree([
+      create('m', 0),
+      withId(react('reaction.added', 'U1', 1), 'Ev2'),
+      withId(react('reaction.removed', 'U1', 1), 'Ev1'),
+      react('reaction.added', 'U2', 1),
+      react('reaction.removed', 'U2', 1),
+    ]);
+    // U1: the add has the greater id; U2: no ids, the removal wins.
+    expect(new Map(tied).get('m')!.reactions).toEqual({ eyes: 1 });
+  });
+
+  it('counts anonymous reactions as net adds and removes, a removal before its add included', () => {
+    const anonymous = (type: 'reaction.added' | 'reaction.removed', minute: number, id: string) =>
+      ({ ...react(type, 'U0', minute), user_id: undefined, event_id: id }) as ChannelEvent;
+    const final = new Map(
+      allOrdersAgree([
+        create('m', 0),
+        anonymous('reaction.removed', 3, 'Ev3'),
+        anonymous('reaction.added', 1, 'Ev1'),
+        anonymous('reaction.added', 2, 'Ev2'),
+      ]),
+    );
+    expect(final.get('m')!.reactions).toEqual({ eyes: 1 });
+    const { ctx, outcomes } = run([create('m', 0), anonymous('reaction.removed', 3, 'Ev3')]);
+    expect(outcomes).toEqual(['created', 'ignored']);
+    expect(ctx.messages.get('m')!.reactionState.anonymous_reactions).toEqual({ eyes: -1 });
+  });
+
+  it('lets the greater text win between edits of the same time, and a delete drop edits and reactions', () => {
+    const final = new Map(allOrdersAgree([create('m', 0), edit('m', 2, 'apple'), edit('m', 2, 'pear')]));
+    expect(final.get('m')!.text).toBe('pear');
+    const deleted = new Map(
+      allOrdersAgree([create('m', 0), edit('m', 2, 'x'), react('reaction.added', 'U1', 3), del('m', 1)]),
+    );
+    expect(deleted.get('m')).toMatchObject({ deleted: true, text: '', reactions: {}, tokenEstimate: 0 });
+  });
+
+  it("relanes a thread message's early replies once its reply target arrives", () => {
+    const final = new Map(
+      allOrdersAgree([
+        create('r', 1),
+        create('a', 2, { reply_to_id: 'r' }),
+        create('t', 3),
+        create('b', 4, { thread_id: 't', reply_to_id: 'a' }),
+        create('c', 5, { reply_to_id: 'b' }),
+      ]),
+    );
+    expect(final.get('b')!.laneKey).toBe('thread:C:t');
+    // A reply to b follows b's reply link through the thread to a's chain.
+    expect(final.get('c')!.laneKey).toBe('reply:C:r');
+  });
+
   it('reports duplicates and ignored events with reasons', () => {
     const { outcomes } = run([create('m', 1), create('m', 1), del('m', 2), edit('m', 3, 'x'), del('m', 4)]);
     expect(outcomes).toEqual(['created', 'duplicate', 'updated', 'ignored', 'duplicate']);
@@ -171,9 +260,17 @@ describe("caller metadata never reaches contextd's derived state", () => {
     expect(reactionStateOf('x')).toEqual({});
     expect(
       reactionStateOf({
-        reactors: { x: null, eyes: { U1: [1, 5], U2: ['on', 5], U3: [1, 'later'] }, ok: [] },
-        anonymous_reactions: { '+1': 2, bad: -1, worse: 'many' },
+        reactors: {
+          x: null,
+          eyes: { U1: [1, 5], U2: ['on', 5], U3: [1, 'later'], U4: [0, 6, 'Ev4'], U5: [1, 7, 8] },
+          ok: [],
+        },
+        // A net count below zero is a removal waiting for its add.
+        anonymous_reactions: { '+1': 2, waiting: -1, half: 0.5, worse: 'many' },
       }),
-    ).toEqual({ reactors: { eyes: { U1: [1, 5] } }, anonymous_reactions: { '+1': 2 } });
+    ).toEqual({
+      reactors: { eyes: { U1: [1, 5], U4: [0, 6, 'Ev4'] } },
+      anonymous_reactions: { '+1': 2, waiting: -1 },
+    });
   });
 });

@@ -107,6 +107,22 @@ describe('matchPendingSlot', () => {
     }
   });
 
+  it('built-in types answer a hostile message in linear time', () => {
+    // The email pattern rescanned the rest of the text from every start position: 100 kB of
+    // "a.a.a." took ~5 s and 400 kB (the largest message a context call takes) ~90 s.
+    for (const type of ['email', 'date', 'time', 'number', 'yes_no', 'choice'] as const) {
+      for (const text of ['a.'.repeat(50_000), 'a@'.repeat(50_000), '1'.repeat(100_000)]) {
+        const started = performance.now();
+        matchPendingSlot(slot(type, { choices: ['staging', 'production'] }), text);
+        expect(performance.now() - started, `${type} on ${text.slice(0, 4)}…`).toBeLessThan(1_000);
+      }
+    }
+    expect(matchPendingSlot(slot('email'), 'send it to ana.b+x@mail.example.co.uk please')).toEqual({
+      value: 'ana.b+x@mail.example.co.uk',
+    });
+    expect(matchPendingSlot(slot('email'), 'no address here@all')).toBeNull();
+  });
+
   it('regex: backreferences and lookaround are refused (RE2 syntax), and a stored one never matches', () => {
     for (const pattern of ['(a)\\1', '(?=a)a', '(?<!x)a', 'a(?!b)']) {
       expect(isValidSlotPattern(pattern), pattern).toBe(false);

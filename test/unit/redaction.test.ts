@@ -1,6 +1,8 @@
 // Redaction corpus: secrets that must go, and look-alikes that must survive untouched.
 import { describe, expect, it } from 'vitest';
+import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import { passesLuhn, redactSecrets, type RedactionKind } from '../../src/modules/memory/core/redaction.js';
+import { COMMENT_FILTER, presetMessageKinds } from '../../src/modules/memory/core/secretlint-preset.js';
 
 const truePositives: { name: string; input: string; secret: string; kind: RedactionKind }[] = [
   {
@@ -183,4 +185,94 @@ describe('passesLuhn', () => {
     expect(passesLuhn('79927398713')).toBe(true);
     expect(passesLuhn('12a4')).toBe(false);
   });
+});
+
+describe('redactSecrets: what a review found stored unredacted', () => {
+  it.each([
+    [
+      'a Slack webhook URL',
+      'alerts go to https://hooks.slack.com/services/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 now',
+      'alerts go to [REDACTED:slack_webhook] now',
+    ],
+    [
+      'an Authorization: Basic header',
+      'curl -H "Authorization: Basic YWRtaW46czNjcjN0IQ==" https://api',
+      'curl -H "Authorization: Basic [REDACTED:basic_auth]" https://api',
+    ],
+    [
+      'a URL with an empty user',
+      'redis://:pa55w0rd@cache:6379/0',
+      'redis://:[REDACTED:password]@cache:6379/0',
+    ],
+    [
+      'a URL with an @ in its password',
+      'amqp://app:p@ss1@broker/vhost',
+      'amqp://app:[REDACTED:password]@broker/vhost',
+    ],
+    [
+      'a Telegram bot token',
+      'bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0 from BotFather',
+      'bot [REDACTED:telegram_bot_token] from BotFather',
+    ],
+    [
+      'an Azure AccountKey',
+      'AccountName=acme;AccountKey=' + 'Ab3+'.repeat(21) + 'xy==;EndpointSuffix=core.windows.net',
+      'AccountName=acme;AccountKey=[REDACTED:azure_storage_key];EndpointSuffix=core.windows.net',
+    ],
+    [
+      'an AWS secret key in prose',
+      'the aws secret key is wJalrXUtnFEMI/K7MDENG/bPxRfiCY1234567890 (rotate it)',
+      'the aws secret key is [REDACTED:aws_secret_key] (rotate it)',
+    ],
+    ['a password in prose', 'my password is hunter2hunter2', 'my password is [REDACTED:password]'],
+    [
+      'a password= value with & in it',
+      'use password=Tr0ub4dor&3 today',
+      'use password=[REDACTED:secret] today',
+    ],
+  ])('redacts %s', (_name, input, expected) => {
+    expect(redactSecrets(input).text).toBe(expected);
+  });
+
+  it('keeps the key name when the preset finds an AWS secret key (its report starts at the name)', () => {
+    expect(redactSecrets('AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCY1234567890\nnext').text).toBe(
+      'AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_key]\nnext',
+    );
+  });
+
+  it('names an overlap by the specific kind, not the generic one', () => {
+    const key = `sk-ant-api03-${'aB3_'.repeat(23)}xAA`;
+    expect(redactSecrets(`api_key=${key}`)).toEqual({
+      text: 'api_key=[REDACTED:anthropic_key]',
+      counts: { anthropic_key: 1 },
+    });
+  });
+
+  it('cannot be switched off by a secretlint-disable comment in the text', () => {
+    const input = '// secretlint-disable\nghp_0123456789abcdefghijABCDEFGHIJ012345';
+    expect(redactSecrets(input).text).toBe('// secretlint-disable\n[REDACTED:github_token]');
+  });
+});
+
+describe('the secretlint preset', () => {
+  it('has a kind (or a deliberate null) for every message id its rules can report', () => {
+    const ids = presetRules.flatMap((rule) =>
+      rule.meta.id === COMMENT_FILTER ? [] : Object.keys(rule.messages),
+    );
+    expect(ids.filter((id) => !(id in presetMessageKinds))).toEqual([]);
+  });
+});
+
+describe('redactSecrets on adversarial text', () => {
+  // A pattern that rescans a run at every word boundary is quadratic: 200 KB of `a.a.a.…` took
+  // minutes with the key pattern this replaced (0.8 s at 16 KB); linear patterns take milliseconds.
+  it.each(['a.', 'ab-', 'eyJ-', 'sk-', 'password is ', 'a://b:', 'x@y:', 'password=.', 'Token ', '4 '])(
+    'stays linear on 200 KB of %j',
+    (unit) => {
+      const text = unit.repeat(Math.ceil(200_000 / unit.length));
+      const started = performance.now();
+      redactSecrets(text);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    },
+  );
 });

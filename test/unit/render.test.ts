@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   clearedToolResultText,
   renderMessages,
+  openToolLoopStart,
   renderMessagesWithSeqs,
   toolSafeStart,
   type RenderableEntry,
@@ -145,5 +146,40 @@ describe('renderMessages', () => {
     ]);
     expect(clearedToolResultText(offloaded)).toContain(`ref_id="${ref}"`);
     expect(rendered[3]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'c', content: 'recent' }]);
+  });
+});
+
+describe('the open tool loop keeps its thinking', () => {
+  const thinking = { type: 'thinking', thinking: 'plan', signature: 'sig', extra: 1 };
+  const redacted = { type: 'redacted_thinking', data: 'enc' };
+  const loop: RenderableEntry[] = [
+    entry(1, 'user', 'hello'),
+    entry(2, 'assistant', [thinking, redacted, { type: 'tool_use', id: 't1', name: 'sh', input: {} }]),
+    entry(3, 'user', [{ type: 'tool_result', tool_use_id: 't1', content: 'one' }]),
+    entry(4, 'assistant', [{ type: 'tool_use', id: 't2', name: 'sh', input: {} }]),
+  ];
+
+  it('starts at the first assistant entry after the last user entry without a tool_result', () => {
+    // The next message answers t2: the loop is open since seq 2.
+    expect(openToolLoopStart(loop, true)).toBe(2);
+    // A plain next message starts a new turn (and would not be valid here, t2 is pending).
+    expect(openToolLoopStart(loop, false)).toBeNull();
+    // The results were appended as a turn: the next message merges into them.
+    const answered = [
+      ...loop,
+      entry(5, 'user', [{ type: 'tool_result', tool_use_id: 't2', content: 'two' }]),
+    ];
+    expect(openToolLoopStart(answered, false)).toBe(2);
+    // Once answered and followed by a plain user message, no loop is open.
+    const over = [...answered, entry(6, 'assistant', 'done'), entry(7, 'user', 'next')];
+    expect(openToolLoopStart(over, false)).toBeNull();
+    expect(openToolLoopStart([entry(1, 'user', 'hi')], false)).toBeNull();
+  });
+
+  it('renders thinking blocks from keepThinkingFromSeq on, exactly as stored; none before', () => {
+    const rendered = renderMessages(loop, { keepThinkingFromSeq: 2 });
+    expect(rendered[1]!.content.slice(0, 2)).toEqual([thinking, redacted]);
+    expect(JSON.stringify(renderMessages(loop))).not.toContain('thinking');
+    expect(JSON.stringify(renderMessages(loop, { keepThinkingFromSeq: 3 }))).not.toContain('thinking');
   });
 });

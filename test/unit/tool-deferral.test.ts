@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTokenEstimator } from '../../src/shared/tokens.js';
 import {
+  callerToolCandidate,
   deferralNote,
   deferTools,
   searchTools,
@@ -15,6 +16,7 @@ import {
 } from '../../src/modules/tools/tools.schemas.js';
 
 const estimator = createTokenEstimator();
+const nameOf = (tool: object) => ('name' in tool ? tool.name : undefined);
 
 const tool = (name: string, source: DeferralCandidate['source'], lastUsedSeq?: number, words = 40) => ({
   tool: {
@@ -65,7 +67,7 @@ describe('deferTools', () => {
     const r = deferTools({ tools, effectiveWindow: size * 100, share: 0.1, estimator });
     expect(r.deferred).toEqual([]);
     expect(r.note).toBeNull();
-    expect(r.active.map((t) => t.name)).toEqual(tools.map((t) => t.tool.name));
+    expect(r.active.map(nameOf)).toEqual(tools.map((t) => t.tool.name));
   });
 
   it('defers MCP first, least recently used first, then skills; built-ins never; order kept', () => {
@@ -73,7 +75,7 @@ describe('deferTools', () => {
     const r = deferTools({ tools, effectiveWindow: Math.ceil((size * 3.5) / 0.1), share: 0.1, estimator });
     // Reported in payload order.
     expect(r.deferred.map((t) => t.name)).toEqual(['mcp_recent', 'mcp_never', 'mcp_old']);
-    expect(r.active.map((t) => t.name)).toEqual(['builtin_a', 'skill_old', 'skill_recent']);
+    expect(r.active.map(nameOf)).toEqual(['builtin_a', 'skill_old', 'skill_recent']);
     expect(r.note).toBe('[3 tools deferred to save context. Use tool_search to find them.]');
     const tighter = deferTools({
       tools,
@@ -84,7 +86,7 @@ describe('deferTools', () => {
     expect(tighter.deferred.map((t) => t.name).sort()).toEqual(
       ['mcp_never', 'mcp_old', 'mcp_recent', 'skill_old', 'skill_recent'].sort(),
     );
-    expect(tighter.active.map((t) => t.name)).toEqual(['builtin_a']);
+    expect(tighter.active.map(nameOf)).toEqual(['builtin_a']);
     // Room for the built-in and one skill: the least recently used skill goes.
     const oneSkill = deferTools({
       tools,
@@ -92,7 +94,7 @@ describe('deferTools', () => {
       share: 0.1,
       estimator,
     });
-    expect(oneSkill.active.map((t) => t.name)).toEqual(['builtin_a', 'skill_recent']);
+    expect(oneSkill.active.map(nameOf)).toEqual(['builtin_a', 'skill_recent']);
   });
 
   it('never-used tools go before used ones and promoted tools stay', () => {
@@ -135,5 +137,36 @@ describe('searchTools', () => {
     expect(searchTools(list, 'xcode build', 5).map((t) => t.name)).toEqual(['xcode_build']);
     expect(searchTools(list, 'issue', 1)).toHaveLength(1);
     expect(searchTools(list, '?!', 5)).toEqual([]);
+  });
+});
+
+describe('callerToolCandidate', () => {
+  const inputSchema = { type: 'object' as const };
+
+  it('sends the tool as given without source; no source means never deferred', () => {
+    const given = { name: 'x', input_schema: inputSchema, cache_control: { type: 'ephemeral' as const } };
+    expect(callerToolCandidate(given, { x: 7 })).toEqual({ tool: given, source: 'builtin', lastUsedSeq: 7 });
+    expect(callerToolCandidate({ ...given, source: 'mcp' }, {})).toEqual({
+      tool: given,
+      source: 'mcp',
+      lastUsedSeq: undefined,
+    });
+  });
+
+  it('server tools are never deferred, whatever their source', () => {
+    const server = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 };
+    expect(callerToolCandidate({ ...server, source: 'mcp' }, {})).toEqual({
+      tool: server,
+      source: 'builtin',
+      lastUsedSeq: undefined,
+    });
+    const r = deferTools({
+      tools: [callerToolCandidate(server, {}), tool('mcp_a', 'mcp')],
+      effectiveWindow: 10,
+      share: 0.1,
+      estimator,
+    });
+    expect(r.deferred.map((t) => t.name)).toEqual(['mcp_a']);
+    expect(r.active).toEqual([server]);
   });
 });

@@ -1,6 +1,6 @@
 // SQL of Idempotency-Key: the stored reply of a (tenant, scope, key), and storing one inside the
 // transaction of the write it answers.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { idempotencyRecords } from '../../db/schema.js';
 
@@ -22,7 +22,10 @@ export function createIdempotencyRepository(db: Executor) {
     },
 
     async insert(row: typeof idempotencyRecords.$inferInsert, tx: Executor = db): Promise<void> {
-      await tx.insert(idempotencyRecords).values(row);
+      // drizzle writes a null value as SQL NULL (the column is NOT NULL): an empty reply (204) is
+      // stored as the JSON value null instead, which reads back as null.
+      const response = row.response ?? sql`'null'::jsonb`;
+      await tx.insert(idempotencyRecords).values({ ...row, response });
     },
   };
 }

@@ -1,5 +1,6 @@
 // Agent sections: stored system-prompt sections, so bots send an agent id instead of the text.
 import { createHash } from 'node:crypto';
+import type { Executor } from '../../db/client.js';
 import type { Clock } from '../../shared/clock.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import type {
@@ -17,25 +18,31 @@ export function createAgentSectionsService(deps: {
   const { sections } = deps;
   return {
     /** Creates or replaces a section; hash and token estimate are computed here, once. */
-    async put(params: {
-      tenantId: string;
-      agentId: string;
-      name: string;
-      content: string;
-      position?: number;
-      cacheable?: boolean;
-    }) {
-      return sections.upsert({
-        tenantId: params.tenantId,
-        agentId: params.agentId,
-        name: params.name,
-        content: params.content,
-        position: params.position ?? 0,
-        cacheable: params.cacheable ?? true,
-        sha256: createHash('sha256').update(params.content).digest('hex'),
-        tokenEstimate: deps.estimator.text(params.content),
-        updatedAt: deps.clock.now(),
-      });
+    async put(
+      params: {
+        tenantId: string;
+        agentId: string;
+        name: string;
+        content: string;
+        position?: number;
+        cacheable?: boolean;
+      },
+      tx?: Executor,
+    ) {
+      return sections.upsert(
+        {
+          tenantId: params.tenantId,
+          agentId: params.agentId,
+          name: params.name,
+          content: params.content,
+          position: params.position ?? 0,
+          cacheable: params.cacheable ?? true,
+          sha256: createHash('sha256').update(params.content).digest('hex'),
+          tokenEstimate: deps.estimator.text(params.content),
+          updatedAt: deps.clock.now(),
+        },
+        tx,
+      );
     },
 
     async get(params: { tenantId: string; agentId: string; name: string }) {
@@ -59,18 +66,24 @@ export function createAgentSectionsService(deps: {
       return agentSettingsView(agentId, await sections.findSettings({ tenantId, agentId }));
     },
 
-    async putSettings(params: { tenantId: string; agentId: string; historyTurns: number | null }) {
-      const row = await sections.upsertSettings({
-        tenantId: params.tenantId,
-        agentId: params.agentId,
-        historyTurns: params.historyTurns,
-        updatedAt: deps.clock.now(),
-      });
+    async putSettings(
+      params: { tenantId: string; agentId: string; historyTurns: number | null },
+      tx?: Executor,
+    ) {
+      const row = await sections.upsertSettings(
+        {
+          tenantId: params.tenantId,
+          agentId: params.agentId,
+          historyTurns: params.historyTurns,
+          updatedAt: deps.clock.now(),
+        },
+        tx,
+      );
       return agentSettingsView(params.agentId, row);
     },
 
-    async remove(params: { tenantId: string; agentId: string; name: string }) {
-      if (!(await sections.remove(params))) throw agentSectionNotFound(params.agentId, params.name);
+    async remove(params: { tenantId: string; agentId: string; name: string }, tx?: Executor) {
+      if (!(await sections.remove(params, tx))) throw agentSectionNotFound(params.agentId, params.name);
     },
   };
 }

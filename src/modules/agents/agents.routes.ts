@@ -1,5 +1,6 @@
 // /v1/agents/{agentId}/sections: stored system-prompt sections, ordered by position.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { z } from 'zod';
 import { agentSectionView } from './agent-sections.service.js';
 import type { Services } from '../services.js';
@@ -23,6 +24,7 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
           tags: TAGS,
           summary: 'Create or replace a system-prompt section of an agent',
           params: sectionParams,
+          headers: idempotencyKeyHeaders,
           body: z.object({
             content: z.string().min(1).max(1_000_000),
             position: z
@@ -41,13 +43,24 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { section, created } = await services.agentSections.put({
-          tenantId: request.tenantId,
-          agentId: request.params.agentId,
-          name: request.params.name,
-          ...request.body,
-        });
-        return reply.code(created ? 201 : 200).send(agentSectionView(section));
+        const { tenantId, params, body } = request;
+        const result = await services.idempotency.run(
+          {
+            tenantId,
+            scope: 'agents.sections.put',
+            key: request.headers['idempotency-key'],
+            request: { agent_id: params.agentId, name: params.name, body },
+          },
+          async (tx) => {
+            const { section, created } = await services.agentSections.put(
+              { tenantId, agentId: params.agentId, name: params.name, ...body },
+              tx,
+            );
+            return { statusCode: created ? 201 : 200, body: agentSectionView(section) };
+          },
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
       },
     );
 
@@ -91,11 +104,25 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
           tags: TAGS,
           summary: 'Delete a section',
           params: sectionParams,
+          headers: idempotencyKeyHeaders,
           response: { 204: z.null() },
         },
       },
       async (request, reply) => {
-        await services.agentSections.remove({ tenantId: request.tenantId, ...request.params });
+        const { tenantId, params } = request;
+        const result = await services.idempotency.run(
+          {
+            tenantId,
+            scope: 'agents.sections.delete',
+            key: request.headers['idempotency-key'],
+            request: { agent_id: params.agentId, name: params.name },
+          },
+          async (tx) => {
+            await services.agentSections.remove({ tenantId, ...params }, tx);
+            return { statusCode: 204, body: null };
+          },
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
         return reply.code(204).send(null);
       },
     );
@@ -123,16 +150,31 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
           summary:
             "Set the agent's defaults for the context call: history_turns applies when a call names the agent (agent_id, or the session's) and sets none",
           params: agentParams,
+          headers: idempotencyKeyHeaders,
           body: agentSettingsBody,
           response: { 200: agentSettingsSchema },
         },
       },
-      async (request) =>
-        services.agentSections.putSettings({
-          tenantId: request.tenantId,
-          agentId: request.params.agentId,
-          historyTurns: request.body.history_turns,
-        }),
+      async (request, reply) => {
+        const { tenantId, params, body } = request;
+        const result = await services.idempotency.run(
+          {
+            tenantId,
+            scope: 'agents.settings.put',
+            key: request.headers['idempotency-key'],
+            request: { agent_id: params.agentId, body },
+          },
+          async (tx) => ({
+            statusCode: 200,
+            body: await services.agentSections.putSettings(
+              { tenantId, agentId: params.agentId, historyTurns: body.history_turns },
+              tx,
+            ),
+          }),
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return result.body;
+      },
     );
   };
 }

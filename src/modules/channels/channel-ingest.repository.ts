@@ -130,6 +130,7 @@ export function createChannelIngestRepository(db: Executor) {
         reply_count: m.replyCount,
         last_reply_ts: m.lastReplyTs,
         edited_at: m.editedAt,
+        media_edited_at: m.mediaEditedAt,
         deleted_at: m.deletedAt,
         is_placeholder: m.isPlaceholder,
         token_estimate: m.tokenEstimate,
@@ -141,21 +142,22 @@ export function createChannelIngestRepository(db: Executor) {
       await tx.execute(sql`
         insert into channel_messages (tenant_id, platform, channel_id, message_id, thread_id, reply_to_id, topic_id,
           lane_key, ts, author_id, author_name, author_is_bot, text, reactions, media, reply_count, last_reply_ts,
-          edited_at, deleted_at, is_placeholder, token_estimate, metadata, reaction_state)
+          edited_at, media_edited_at, deleted_at, is_placeholder, token_estimate, metadata, reaction_state)
         select ${tenantId}, r.platform, r.channel_id, r.message_id, r.thread_id, r.reply_to_id, r.topic_id, r.lane_key,
           ${at('ts')}, r.author_id, r.author_name, r.author_is_bot, r.text, r.reactions, r.media, r.reply_count,
-          ${at('last_reply_ts')}, ${at('edited_at')}, ${at('deleted_at')}, r.is_placeholder, r.token_estimate, r.metadata,
+          ${at('last_reply_ts')}, ${at('edited_at')}, ${at('media_edited_at')}, ${at('deleted_at')}, r.is_placeholder, r.token_estimate, r.metadata,
           r.reaction_state
         from jsonb_to_recordset(${json(records)}) as r(platform text, channel_id text, message_id text, thread_id text,
           reply_to_id text, topic_id text, lane_key text, ts float8, author_id text, author_name text,
           author_is_bot boolean, text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
-          edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb, reaction_state jsonb)
+          edited_at float8, media_edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb, reaction_state jsonb)
         on conflict (tenant_id, platform, channel_id, message_id) do update set
           thread_id = excluded.thread_id, reply_to_id = excluded.reply_to_id, topic_id = excluded.topic_id,
           lane_key = excluded.lane_key, ts = excluded.ts, author_id = excluded.author_id,
           author_name = excluded.author_name, author_is_bot = excluded.author_is_bot, text = excluded.text,
           reactions = excluded.reactions, media = excluded.media, reply_count = excluded.reply_count,
-          last_reply_ts = excluded.last_reply_ts, edited_at = excluded.edited_at, deleted_at = excluded.deleted_at,
+          last_reply_ts = excluded.last_reply_ts, edited_at = excluded.edited_at,
+          media_edited_at = excluded.media_edited_at, deleted_at = excluded.deleted_at,
           is_placeholder = excluded.is_placeholder, token_estimate = excluded.token_estimate,
           metadata = excluded.metadata, reaction_state = excluded.reaction_state`);
     },

@@ -48,6 +48,7 @@ export const epochMs = (column: SQL) => sql`(extract(epoch from ${column}) * 100
 export const MESSAGE_COLUMNS = sql`platform, channel_id, message_id, thread_id, reply_to_id, topic_id, lane_key,
   ${epochMs(sql`ts`)} as ts_ms, author_id, author_name, author_is_bot, text, reactions, media,
   reply_count, ${epochMs(sql`last_reply_ts`)} as last_reply_ms, ${epochMs(sql`edited_at`)} as edited_ms,
+  ${epochMs(sql`media_edited_at`)} as media_edited_ms,
   ${epochMs(sql`deleted_at`)} as deleted_ms, is_placeholder, token_estimate, metadata, reaction_state`;
 
 export interface MessageRow extends Record<string, unknown> {
@@ -68,6 +69,7 @@ export interface MessageRow extends Record<string, unknown> {
   reply_count: number;
   last_reply_ms: number | null;
   edited_ms: number | null;
+  media_edited_ms: number | null;
   deleted_ms: number | null;
   is_placeholder: boolean;
   token_estimate: number;
@@ -94,6 +96,7 @@ export function toMessage(row: MessageRow): StoredMessage {
     replyCount: Number(row.reply_count),
     lastReplyTs: row.last_reply_ms === null ? null : Number(row.last_reply_ms),
     editedAt: row.edited_ms === null ? null : Number(row.edited_ms),
+    mediaEditedAt: row.media_edited_ms === null ? null : Number(row.media_edited_ms),
     deletedAt: row.deleted_ms === null ? null : Number(row.deleted_ms),
     isPlaceholder: row.is_placeholder,
     tokenEstimate: Number(row.token_estimate),

@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { eventBatchSchema, ingestOutcomes, MAX_EVENTS_PER_BATCH } from './core/channel-events.js';
-import { adaptPlatformPayload, supportedPlatforms } from '../../platforms/index.js';
+import { adaptPlatformPayload, supportedPlatforms, type SupportedPlatform } from '../../platforms/index.js';
+import type { Executor } from '../../db/client.js';
 import type { AppDeps } from '../../deps.js';
 import type { Services } from '../services.js';
 
@@ -44,6 +45,36 @@ export const platformIngestReply = ingestReply.extend({
 const emptyCounts = { created: 0, updated: 0, duplicate: 0, ignored: 0 };
 
 export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAsyncZod {
+  /** One raw platform payload: adapted to events and ingested (`tx`: inside the Idempotency-Key's). */
+  const ingestPlatform = async (
+    tenantId: string,
+    platform: SupportedPlatform,
+    payload: unknown,
+    tx: Executor,
+  ): Promise<z.infer<typeof platformIngestReply>> => {
+    const adapted = adaptPlatformPayload(platform, payload, { receivedAt: deps.clock.now() });
+    const { result } = adapted;
+    if (result.kind === 'challenge') {
+      return {
+        outcome: 'ignored' as const,
+        reason: 'url_verification',
+        challenge: result.challenge,
+        results: [],
+        counts: emptyCounts,
+      };
+    }
+    if (result.kind === 'ignored') {
+      return { outcome: 'ignored' as const, reason: result.reason, results: [], counts: emptyCounts };
+    }
+    const ingested = await services.ingest.ingest({ tenantId, events: result.events }, tx);
+    const dropped = adapted.rejected.map((r) => r.reason).join('; ');
+    return {
+      outcome: 'ingested' as const,
+      ...(dropped ? { reason: `dropped: ${dropped}` } : {}),
+      ...ingested,
+    };
+  };
+
   return async (app) => {
     app.post(
       '/events',
@@ -82,33 +113,28 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
           description:
             'Unknown or uninteresting shapes are answered 200 with outcome `ignored` and a reason. Discord thread messages may carry `parent_channel_id` (beside `d` or inside it) to be stored under the parent channel.',
           params: z.object({ platform: z.enum(supportedPlatforms) }),
+          headers: idempotencyKeyHeaders,
           body: z.unknown(),
           response: { 200: platformIngestReply },
         },
       },
-      async (request) => {
+      async (request, reply) => {
+        const { tenantId } = request;
         const { platform } = request.params;
-        const adapted = adaptPlatformPayload(platform, request.body, { receivedAt: deps.clock.now() });
-        const { result } = adapted;
-        if (result.kind === 'challenge') {
-          return {
-            outcome: 'ignored' as const,
-            reason: 'url_verification',
-            challenge: result.challenge,
-            results: [],
-            counts: emptyCounts,
-          };
-        }
-        if (result.kind === 'ignored') {
-          return { outcome: 'ignored' as const, reason: result.reason, results: [], counts: emptyCounts };
-        }
-        const ingested = await services.ingest.ingest({ tenantId: request.tenantId, events: result.events });
-        const dropped = adapted.rejected.map((r) => r.reason).join('; ');
-        return {
-          outcome: 'ingested' as const,
-          ...(dropped ? { reason: `dropped: ${dropped}` } : {}),
-          ...ingested,
-        };
+        const result = await services.idempotency.run(
+          {
+            tenantId,
+            scope: `events.${platform}`,
+            key: request.headers['idempotency-key'],
+            request: request.body,
+          },
+          async (tx) => ({
+            statusCode: 200,
+            body: await ingestPlatform(tenantId, platform, request.body, tx),
+          }),
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return result.body;
       },
     );
   };

@@ -8,6 +8,8 @@ import { adaptPlatformPayload, type SupportedPlatform } from '../../platforms/in
 import { verifySlackSignature } from '../../platforms/slack.js';
 import { verifyTelegramSecret } from '../../platforms/telegram.js';
 import type { AppDeps } from '../../deps.js';
+import { jsonTooDeep } from '../../http/json-body.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../shared/json-depth.js';
 import type { Services } from '../services.js';
 import { ingestReply } from './events.routes.js';
 
@@ -24,8 +26,10 @@ const params = z.object({ tenantId: z.string().min(1).max(128) });
 const rejected = () => unauthorized('webhook.unauthorized', 'the webhook signature or secret is not valid');
 
 function parseJson(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) throw jsonTooDeep();
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw badRequest('request.malformed_json', 'the body is not JSON');
   }

@@ -3,6 +3,7 @@
 // and the scheduler over them, plus the hooks other modules call (edits/deletes, appends).
 import Anthropic from '@anthropic-ai/sdk';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../shared/errors.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { createCompactionRepository } from './compaction.repository.js';
 import { createContextRepository } from '../context/context.repository.js';
@@ -89,7 +90,12 @@ export function createCompactionModule(
     summarizerFor,
     metrics,
     sessions: {
-      findById: async ({ tenantId, id }) => built.sessions.get({ tenantId, id }).catch(() => null),
+      // Only "not found" is null: a database failure must stay an error (a 503), not become a 404.
+      findById: async ({ tenantId, id }) =>
+        built.sessions.get({ tenantId, id }).catch((error: unknown) => {
+          if (error instanceof AppError && error.statusCode === 404) return null;
+          throw error;
+        }),
     },
     defaultEffectiveWindow: config.CONTEXT_BUDGET - config.MAX_OUTPUT_TOKENS,
     lockTtlMs: options.lockTtlMs ?? 30_000,

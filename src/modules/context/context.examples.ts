@@ -7,7 +7,7 @@ export const contextRequestExample = {
     source: { platform: 'slack', channel_id: 'C024BE91L', message_id: '1700000123.000200' },
     author: { id: 'U061F7AUR', name: 'maria' },
   },
-  model: 'claude-sonnet-4-5',
+  model: 'claude-sonnet-5-5',
   budget: { total: 200_000, max_output_tokens: 8192 },
   system: [{ name: 'policy', text: 'You are the release bot of the platform team.', cacheable: true }],
   compaction: 'auto',
@@ -17,7 +17,7 @@ const lane = 'thread:C024BE91L:1700000000.000100';
 
 export const contextReplyExample = {
   payload: {
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     max_tokens: 8192,
     system: [
       {

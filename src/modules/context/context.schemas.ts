@@ -4,11 +4,21 @@ import { z } from 'zod';
 import { compactResultSchema } from '../compaction/compaction.schemas.js';
 import { turnContentSchema } from '../../shared/content-blocks.js';
 import { budgetComponentNames } from './core/budget.js';
-import { TOOL_NAME_PATTERN, isBuiltinToolName } from '../tools/tools.schemas.js';
+import {
+  SERVER_TOOL_NAMES,
+  TOOL_NAME_PATTERN,
+  isBuiltinToolName,
+  serverToolTypes,
+} from '../tools/tools.schemas.js';
 import { pendingSlotSchema } from './core/pending-slot.js';
 import { historyTurnsSchema } from '../agents/agents.schemas.js';
 import { contextReplyExample, contextRequestExample } from './context.examples.js';
-import { anthropicPayloadSchema, openaiChatPayloadSchema } from './payload.schemas.js';
+import {
+  anthropicPayloadSchema,
+  cacheControl,
+  clientToolOptions,
+  openaiChatPayloadSchema,
+} from './payload.schemas.js';
 
 export const sessionIdParams = z.object({ id: z.uuid() });
 const positiveInt = z.number().int().positive();
@@ -21,14 +31,67 @@ const jsonSchemaObject = z
   })
   .describe('JSON Schema of the tool input: an object schema');
 
-export const callerToolSchema = z.strictObject({
-  name: z.string().regex(TOOL_NAME_PATTERN, 'tool names are 1–64 characters of [a-zA-Z0-9_-]'),
+const toolName = z.string().regex(TOOL_NAME_PATTERN, 'tool names are 1–64 characters of [a-zA-Z0-9_-]');
+const toolSource = z
+  .enum(['builtin', 'mcp', 'skill'])
+  .optional()
+  .describe(
+    "contextd's own field, never sent: mcp and skill tools may be deferred when tools take too much of the window; builtin tools, and tools without a source, are always sent as given",
+  );
+
+/** A client tool as `messages.create` takes it, plus contextd's optional `source`. */
+const clientToolSchema = z.strictObject({
+  type: z.literal('custom').nullable().optional(),
+  name: toolName,
   description: z.string().max(20_000).optional(),
   input_schema: jsonSchemaObject,
-  source: z
-    .enum(['builtin', 'mcp', 'skill'])
-    .describe("builtin: the agent's core tools, never deferred; mcp and skill tools may be deferred"),
+  ...clientToolOptions,
+  source: toolSource,
 });
+
+/** A server tool by its `type`, with the name the API requires; its other fields are the API's to check. */
+const serverToolSchema = z
+  .looseObject({
+    type: z.enum(serverToolTypes, { error: 'not a server tool type the Messages API knows' }),
+    name: z.string().optional(),
+    cache_control: cacheControl.nullable().optional(),
+    source: toolSource,
+  })
+  .superRefine((tool, ctx) => {
+    const name = SERVER_TOOL_NAMES[tool.type];
+    if (tool.name !== (name ?? undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: name === null ? `${tool.type} takes no name` : `${tool.type} is named "${name}"`,
+      });
+    }
+  });
+
+export type CallerToolInput = z.infer<typeof clientToolSchema> | z.infer<typeof serverToolSchema>;
+
+export const isServerTool = (tool: { type?: unknown }) =>
+  tool.type !== undefined && tool.type !== null && tool.type !== 'custom';
+
+/**
+ * A tool as `messages.create` takes it: a client tool (name, input_schema, …) or a server tool by
+ * its `type`. Checked in two steps so a bad field is reported at its own path (`tools.2.input_schema`).
+ */
+export const callerToolSchema = z
+  .looseObject({ type: z.string().nullable().optional() })
+  .describe(
+    `an Anthropic tool: a client tool {name, description?, input_schema, cache_control?, …} or a server tool {type, name, …} of one of these types: ${serverToolTypes.join(', ')}; optional \`source\` (builtin | mcp | skill) is contextd's and is not sent`,
+  )
+  .superRefine((tool, ctx) => {
+    const result = (isServerTool(tool) ? serverToolSchema : clientToolSchema).safeParse(tool);
+    if (result.success) return;
+    for (const issue of result.error.issues) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
+    }
+  }) as unknown as z.ZodType<CallerToolInput>;
+
+/** Most cache_control breakpoints a request may have (the Messages API's limit). */
+export const MAX_CACHE_BREAKPOINTS = 4;
 
 export const contextBody = z
   .object({
@@ -91,7 +154,19 @@ export const contextBody = z
   })
   .superRefine((body, ctx) => {
     const seen = new Set<string>();
+    let marked = 0;
     body.tools?.forEach((tool, index) => {
+      if (tool.cache_control) {
+        marked += 1;
+        if (marked > MAX_CACHE_BREAKPOINTS) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tools', index, 'cache_control'],
+            message: `at most ${MAX_CACHE_BREAKPOINTS} tools may carry cache_control (the Messages API's limit on breakpoints)`,
+          });
+        }
+      }
+      if (tool.name === undefined) return;
       if (isBuiltinToolName(tool.name)) {
         ctx.addIssue({
           code: 'custom',

@@ -11,20 +11,16 @@ import { assembleContext, type SystemSection } from './core/assemble.js';
 import { DEFAULT_SAFETY_MARGIN } from './core/budget.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
-import { plainText } from './core/current-turn.js';
+import { checkAnchorSource, plainText } from './core/current-turn.js';
 import { asBlocks, toolResultIds } from '../sessions/core/history-view.js';
 import { toOpenAIChat } from './core/openai-format.js';
 import { pendingSlotSchema } from './core/pending-slot.js';
-
 import { defaultLaneKey } from '../sessions/core/session-keys.js';
-
 import type { TokenEstimator } from '../../shared/tokens.js';
 import { validateTurnSequence } from '../sessions/core/turn-validation.js';
 import type { Db, Executor } from '../../db/client.js';
-
 import type { ContextRepository } from './context.repository.js';
 import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
-
 import type { BlobsRepository } from '../sessions/blobs.repository.js';
 import type { AgentSectionsService } from '../agents/agent-sections.service.js';
 import type { ManifestService } from '../sessions/manifest.service.js';
@@ -52,7 +48,6 @@ import {
 import { createRetriever, retrievalLimit } from './context.retrieve.js';
 import { createThreadMediaLoader } from './context.media.js';
 import { createContextLogReader } from './context.log.js';
-import { checkAnchorSource } from './core/current-turn.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
@@ -264,8 +259,9 @@ export function createContextService(deps: {
     }));
     const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
     const model = request.model ?? config.DEFAULT_MODEL;
-    // history_turns: a view of the lane's latest turns, widened so no tool pair is split.
-    const { turns, viewFrom, history } = historyTurnsView(entries, historyTurns);
+    // history_turns: a view of the lane's latest turns, widened so no tool pair (nor the open tool
+    // loop) is split.
+    const { turns, viewFrom, history } = historyTurnsView(entries, historyTurns, isToolResultTurn);
     // 3. Assemble (pure).
     const assemble = (anchorContext: typeof channelContext) =>
       assembleContext({

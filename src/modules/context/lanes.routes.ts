@@ -58,12 +58,13 @@ export function lanesRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await services.lanes.clearPendingSlot({
+        const result = await services.lanes.clearPendingSlot({
           tenantId: request.tenantId,
           sessionId: request.params.id,
           laneKey: request.params.lane,
           idempotencyKey: request.headers['idempotency-key'],
         });
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
         return reply.code(204).send(null);
       },
     );

@@ -5,8 +5,9 @@
 // as assembly built it (docs/architecture.md, "The context reply on the wire").
 import { z } from 'zod';
 import { IMAGE_MEDIA_TYPES } from '../../shared/media.js';
+import { SERVER_TOOL_NAMES, TOOL_CALLERS } from '../tools/tools.schemas.js';
 
-const cacheControl = z
+export const cacheControl = z
   .strictObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() })
   .describe('a cache breakpoint: the provider caches the prompt prefix up to and including this block');
 
@@ -94,8 +95,19 @@ const messageParam = z
   })
   .meta({ id: 'MessageParam' });
 
+/** The optional fields of a Messages API client tool, as the request and the payload both take them. */
+export const clientToolOptions = {
+  cache_control: cacheControl.nullable().optional(),
+  strict: z.boolean().optional(),
+  defer_loading: z.boolean().optional(),
+  eager_input_streaming: z.boolean().nullable().optional(),
+  input_examples: z.array(z.record(z.string(), z.unknown())).optional(),
+  allowed_callers: z.array(z.enum(TOOL_CALLERS)).optional(),
+};
+
 const toolParam = z
   .strictObject({
+    type: z.literal('custom').nullable().optional(),
     name: z.string(),
     description: z.string().optional(),
     input_schema: z
@@ -105,9 +117,26 @@ const toolParam = z
         required: z.array(z.string()).nullable().optional(),
       })
       .describe('JSON Schema of the tool input'),
-    cache_control: cacheControl.optional(),
+    ...clientToolOptions,
   })
-  .meta({ id: 'Tool' });
+  .meta({ id: 'Tool', description: "a client tool: contextd's built-ins and the caller's, as given" });
+
+// One shape per server tool type (with the name the API requires), so a generated client's type
+// is assignable to the SDK's ToolUnion; their other fields pass through as given.
+const serverToolParam = z
+  .union(
+    Object.entries(SERVER_TOOL_NAMES).map(([type, name]) =>
+      z.looseObject({
+        type: z.literal(type),
+        ...(name === null ? {} : { name: z.literal(name) }),
+        cache_control: cacheControl.nullable().optional(),
+      }),
+    ) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+  )
+  .meta({
+    id: 'ServerTool',
+    description: 'a server tool of the caller, as given (e.g. web_search_20250305): run by the provider',
+  });
 
 export const anthropicPayloadSchema = z
   .strictObject({
@@ -120,7 +149,7 @@ export const anthropicPayloadSchema = z
       .optional()
       .describe('system blocks, policy first; a cache breakpoint after the last cacheable one'),
     messages: z.array(messageParam),
-    tools: z.array(toolParam).optional(),
+    tools: z.array(z.union([toolParam, serverToolParam])).optional(),
   })
   .meta({
     id: 'AnthropicPayload',

@@ -124,11 +124,12 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
         },
       },
       async (request, reply) => {
-        await services.memories.delete({
+        const result = await services.memories.delete({
           tenantId: request.tenantId,
           id: request.params.id,
           idempotencyKey: request.headers['idempotency-key'],
         });
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
         return reply.code(204).send(null);
       },
     );

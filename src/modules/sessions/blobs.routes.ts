@@ -1,8 +1,10 @@
 // /v1/blobs: raw-body uploads (deduplicated by SHA-256) and reads with HTTP Range or text slices.
 // The raw-body parser is registered inside this plugin only, so JSON routes elsewhere are untouched.
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
+import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { blobView } from './blobs.service.js';
 import type { Services } from '../services.js';
 import { blobSchema } from './blobs.schemas.js';
@@ -29,20 +31,38 @@ export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsy
             filename: z.string().min(1).max(255).optional(),
             session_id: z.uuid().optional().describe('owning session: deleted with it'),
           }),
-          headers: z.looseObject({ 'x-filename': z.string().min(1).max(255).optional() }),
+          headers: idempotencyKeyHeaders.extend({ 'x-filename': z.string().min(1).max(255).optional() }),
           response: { 200: blobSchema, 201: blobSchema },
         },
       },
       async (request, reply) => {
+        const { tenantId } = request;
         const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const { blob, created } = await services.blobs.upload({
-          tenantId: request.tenantId,
-          bytes,
+        const upload = {
           contentType: request.headers['content-type'],
           filename: request.query.filename ?? request.headers['x-filename'],
           sessionId: request.query.session_id,
-        });
-        return reply.code(created ? 201 : 200).send({ ...blobView(blob), deduplicated: !created });
+        };
+        // Content-addressed already; the key makes a retry replay the first reply (201, not 200).
+        const result = await services.idempotency.runRecorded<z.infer<typeof blobSchema>>(
+          {
+            tenantId,
+            scope: 'blobs.upload',
+            key: request.headers['idempotency-key'],
+            request: { ...upload, sha256: createHash('sha256').update(bytes).digest('hex') },
+          },
+          async (record) => {
+            const { blob, created } = await services.blobs.upload({ tenantId, bytes, ...upload });
+            const out = {
+              statusCode: created ? 201 : 200,
+              body: { ...blobView(blob), deduplicated: !created },
+            };
+            await record(out);
+            return out;
+          },
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
       },
     );
 

@@ -1,8 +1,9 @@
 // Usage calibration metrics (docs/design.md §6.3): reported vs estimated input tokens and cache reads,
-// per tenant and model, as Prometheus counters (ratios are computed in the query:
+// per tenant and model family, as Prometheus counters (ratios are computed in the query:
 // reported/estimated, cache_read/reported). The per-session sums live in sessions.calibration.
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { reportedInputTokens, type ReportedUsage } from './core/calibration.js';
+import { modelLabel } from './core/model-label.js';
 
 export function createCalibrationService(deps: { registry: Registry }) {
   const registers = [deps.registry];
@@ -45,12 +46,13 @@ export function createCalibrationService(deps: { registry: Registry }) {
       usage: ReportedUsage;
       estimatedInput: number;
     }) {
-      const labels = { tenant: tenantId, model };
+      // The session keeps the exact model name; the series keep its family (bounded, see model-label).
+      const labels = { tenant: tenantId, model: modelLabel(model) };
       const input = reportedInputTokens(usage);
       reported.inc(labels, input);
       estimated.inc(labels, estimatedInput);
       cacheRead.inc(labels, usage.cache_read_input_tokens ?? 0);
-      if (estimatedInput > 0) ratio.observe({ model }, input / estimatedInput);
+      if (estimatedInput > 0) ratio.observe({ model: labels.model }, input / estimatedInput);
     },
   };
 }

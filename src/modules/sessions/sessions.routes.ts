@@ -61,28 +61,40 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: 'createSession',
           tags: TAGS,
           summary: 'Get or create the live session for a key (fresh within max_age, else replaced)',
+          headers: idempotencyKeyHeaders,
           body: createSessionBody,
           response: { 200: sessionResultSchema, 201: sessionResultSchema },
         },
       },
       async (request, reply) => {
-        const body = request.body;
-        const result = await services.sessions.getOrCreate({
-          tenantId: request.tenantId,
-          sessionKey: body.session_key,
-          parts: {
-            agentId: body.agent_id,
-            platform: body.platform,
-            chatType: body.chat_type,
-            userId: body.user_id,
-            channelId: body.channel_id,
+        const { tenantId, body } = request;
+        // get-or-create retries its own races, so its reply is recorded after it (not in its writes).
+        const result = await services.idempotency.runRecorded<z.infer<typeof sessionResultSchema>>(
+          { tenantId, scope: 'sessions.create', key: request.headers['idempotency-key'], request: body },
+          async (record) => {
+            const out = await services.sessions.getOrCreate({
+              tenantId,
+              sessionKey: body.session_key,
+              parts: {
+                agentId: body.agent_id,
+                platform: body.platform,
+                chatType: body.chat_type,
+                userId: body.user_id,
+                channelId: body.channel_id,
+              },
+              maxAgeMs: body.max_age_ms,
+              metadata: body.metadata,
+            });
+            const reply = {
+              statusCode: out.created ? 201 : 200,
+              body: { session: sessionView(out.session), created: out.created, reason: out.reason },
+            };
+            await record(reply);
+            return reply;
           },
-          maxAgeMs: body.max_age_ms,
-          metadata: body.metadata,
-        });
-        return reply
-          .code(result.created ? 201 : 200)
-          .send({ session: sessionView(result.session), created: result.created, reason: result.reason });
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
       },
     );
 
@@ -179,11 +191,21 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
           summary:
             'Hard delete: the session, its transcript, lane states, manifest, blobs, chunks and audit log',
           params: sessionIdParams,
+          headers: idempotencyKeyHeaders,
           response: { 204: z.null() },
         },
       },
       async (request, reply) => {
-        await services.sessions.remove({ tenantId: request.tenantId, id: request.params.id });
+        const { tenantId } = request;
+        const { id } = request.params;
+        const result = await services.idempotency.run(
+          { tenantId, scope: 'sessions.delete', key: request.headers['idempotency-key'], request: { id } },
+          async (tx) => {
+            await services.sessions.remove({ tenantId, id }, tx);
+            return { statusCode: 204, body: null };
+          },
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
         return reply.code(204).send(null);
       },
     );

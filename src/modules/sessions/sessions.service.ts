@@ -166,8 +166,8 @@ export function createSessionsService(deps: {
     },
 
     /** Hard delete with transcript, lane states, manifest, blobs, chunks and context log. */
-    async remove({ tenantId, id }: { tenantId: string; id: string }): Promise<void> {
-      if (!(await sessions.deleteCascade({ tenantId, id }))) throw sessionNotFound(id);
+    async remove({ tenantId, id }: { tenantId: string; id: string }, tx: Executor = db): Promise<void> {
+      if (!(await sessions.deleteCascade({ tenantId, id }, tx))) throw sessionNotFound(id);
     },
   };
 }

@@ -21,6 +21,46 @@ export function isBuiltinToolName(name: string): name is BuiltinToolName {
   return (builtinToolNames as readonly string[]).includes(name);
 }
 
+/**
+ * Server tools the Messages API runs itself (the SDK's `ToolUnion` besides client tools): each
+ * `type` and the `name` the API requires with it (null: a toolset, which has no name). A caller's
+ * server tool must be one of these; a newer one needs a row here (and the SDK that knows it).
+ */
+export const SERVER_TOOL_NAMES = {
+  bash_20250124: 'bash',
+  code_execution_20250522: 'code_execution',
+  code_execution_20250825: 'code_execution',
+  code_execution_20260120: 'code_execution',
+  code_execution_20260521: 'code_execution',
+  browser_toolset_20260801: null,
+  computer_toolset_20260801: null,
+  memory_20250818: 'memory',
+  text_editor_20250124: 'str_replace_editor',
+  text_editor_20250429: 'str_replace_based_edit_tool',
+  text_editor_20250728: 'str_replace_based_edit_tool',
+  web_search_20250305: 'web_search',
+  web_search_20260209: 'web_search',
+  web_search_20260318: 'web_search',
+  web_fetch_20250910: 'web_fetch',
+  web_fetch_20260209: 'web_fetch',
+  web_fetch_20260309: 'web_fetch',
+  web_fetch_20260318: 'web_fetch',
+  tool_search_tool_bm25_20251119: 'tool_search_tool_bm25',
+  tool_search_tool_bm25: 'tool_search_tool_bm25',
+  tool_search_tool_regex_20251119: 'tool_search_tool_regex',
+  tool_search_tool_regex: 'tool_search_tool_regex',
+} as const satisfies Record<string, string | null>;
+export type ServerToolType = keyof typeof SERVER_TOOL_NAMES;
+export const serverToolTypes = Object.keys(SERVER_TOOL_NAMES) as [ServerToolType, ...ServerToolType[]];
+
+/** Who may call a client tool (`allowed_callers`), as the Messages API names them. */
+export const TOOL_CALLERS = [
+  'direct',
+  'code_execution_20250825',
+  'code_execution_20260120',
+  'code_execution_20260521',
+] as const;
+
 /** Tools that only make sense when the session is bound to a channel. */
 export const channelToolNames: readonly BuiltinToolName[] = ['channel_context', 'channel_messages'];
 

@@ -1,10 +1,11 @@
 // The ingest state machine: applies normalized channel events to message states in memory, so a
-// batch costs a few queries instead of several per event. Every rule is order-independent:
-// edits are last-writer-wins on their time, a delete is a tombstone that nothing revives, a
-// reaction is a last-writer-wins register per (reaction, user), and anything that references a
-// message not seen yet creates a placeholder that the message's create later fills in.
+// batch costs a few queries instead of several per event. Every rule is order- and
+// duplicate-independent: edits are last-writer-wins on their time, a delete is a tombstone that
+// nothing revives, a reaction is a last-writer-wins register per (reaction, user), and anything
+// that references a message not seen yet creates a placeholder that the message's create later
+// fills in.
 import type { ChannelEvent, IngestOutcome, MediaRefInput } from './channel-events.js';
-import { laneKeyFor, replyLane } from './lanes.js';
+import { laneKeyFor, replyChainRoot, replyLane, type ReplyLookup } from './lanes.js';
 
 export interface MessageState {
   platform: string;
@@ -25,6 +26,8 @@ export interface MessageState {
   replyCount: number;
   lastReplyTs: number | null;
   editedAt: number | null;
+  /** Time of the newest edit that carried media; null while the media are the create's. */
+  mediaEditedAt: number | null;
   deletedAt: number | null;
   isPlaceholder: boolean;
   tokenEstimate: number;
@@ -34,13 +37,34 @@ export interface MessageState {
   reactionState: ReactionState;
 }
 
-/** Per reaction name and user: [1 = on / 0 = off, event time ms]. */
-export type Reactors = Record<string, Record<string, [0 | 1, number]>>;
+/**
+ * One user's last word on one reaction: on (1) or off (0), the event's time in ms and its
+ * event id when it had one (the tie-break between events of the same time).
+ */
+export type ReactorEntry = [state: 0 | 1, at: number, eventId?: string];
+
+/** Per reaction name and user. */
+export type Reactors = Record<string, Record<string, ReactorEntry>>;
 
 export interface ReactionState {
   reactors?: Reactors;
-  /** Reactions reported without a user: plain counters. */
+  /**
+   * Reactions reported without a user: net counts (adds minus removes, negative while a removal
+   * waits for its add). The event-id dedupe of ingest keeps a repeated delivery from counting twice.
+   */
   anonymous_reactions?: Record<string, number>;
+}
+
+/**
+ * Which of two entries for the same (reaction, user) is the later word: the later time, then the
+ * greater event id (none sorts first), then off over on. A total order, so applying entries in
+ * any order, each any number of times, keeps the same one.
+ */
+function compareReactorEntries(a: ReactorEntry, b: ReactorEntry): number {
+  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
+  const [idA, idB] = [a[2] ?? '', b[2] ?? ''];
+  if (idA !== idB) return idA < idB ? -1 : 1;
+  return b[0] - a[0];
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -58,11 +82,12 @@ export function reactionStateOf(value: unknown): ReactionState {
     for (const [name, users] of Object.entries(value.reactors)) {
       if (!isRecord(users)) continue;
       const valid = Object.entries(users).filter(
-        (entry): entry is [string, [0 | 1, number]] =>
+        (entry): entry is [string, ReactorEntry] =>
           Array.isArray(entry[1]) &&
           (entry[1][0] === 0 || entry[1][0] === 1) &&
           typeof entry[1][1] === 'number' &&
-          Number.isFinite(entry[1][1]),
+          Number.isFinite(entry[1][1]) &&
+          (entry[1].length === 2 || (entry[1].length === 3 && typeof entry[1][2] === 'string')),
       );
       if (valid.length > 0) reactors[name] = Object.fromEntries(valid);
     }
@@ -71,8 +96,7 @@ export function reactionStateOf(value: unknown): ReactionState {
   if (isRecord(value.anonymous_reactions)) {
     state.anonymous_reactions = Object.fromEntries(
       Object.entries(value.anonymous_reactions).filter(
-        (entry): entry is [string, number] =>
-          typeof entry[1] === 'number' && Number.isInteger(entry[1]) && entry[1] >= 0,
+        (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isSafeInteger(entry[1]),
       ),
     );
   }
@@ -117,6 +141,7 @@ function placeholder(event: ChannelEvent, tsMs: number): MessageState {
     replyCount: 0,
     lastReplyTs: null,
     editedAt: null,
+    mediaEditedAt: null,
     deletedAt: null,
     isPlaceholder: true,
     tokenEstimate: 0,
@@ -134,45 +159,79 @@ export function parentOf(m: Pick<MessageState, 'messageId' | 'threadId' | 'reply
 
 const counts = (m: MessageState) => !m.isPlaceholder && m.deletedAt === null;
 
-function laneOf(ctx: ApplyContext, m: MessageState): string {
-  return laneKeyFor(m, (id) => {
+const lookupOf =
+  (ctx: ApplyContext): ReplyLookup =>
+  (id) => {
     const stored = ctx.messages.get(id);
     if (stored)
       return stored.laneKey
         ? { replyToId: stored.replyToId, laneKey: stored.laneKey }
         : { replyToId: stored.replyToId };
     return ctx.replyLinks.get(id);
-  });
-}
+  };
 
-function ensure(ctx: ApplyContext, event: ChannelEvent, tsMs: number, touched: string[]): MessageState {
-  let m = ctx.messages.get(event.message_id);
+const laneOf = (ctx: ApplyContext, m: MessageState): string => laneKeyFor(m, lookupOf(ctx));
+
+/**
+ * The row of a message, a placeholder when it has none yet. A placeholder's time is the earliest
+ * any reference gave it (an event's message_ts, a reply's time), whichever arrived first.
+ */
+function rowFor(
+  ctx: ApplyContext,
+  ref: { platform: string; channelId: string; messageId: string },
+  tsMs: number,
+  touched: string[],
+): MessageState {
+  let m = ctx.messages.get(ref.messageId);
   if (!m) {
-    m = placeholder(event, tsMs);
+    m = placeholder(
+      { platform: ref.platform, channel_id: ref.channelId, message_id: ref.messageId } as ChannelEvent,
+      tsMs,
+    );
+    m.replyToId = ctx.replyLinks.get(ref.messageId)?.replyToId ?? null;
     m.laneKey = laneOf(ctx, m);
-    ctx.messages.set(m.messageId, m);
-    touched.push(m.messageId);
+    ctx.messages.set(ref.messageId, m);
+    touched.push(ref.messageId);
+  } else if (m.isPlaceholder && tsMs < m.ts) {
+    m.ts = tsMs;
+    touched.push(ref.messageId);
   }
   return m;
 }
 
-/** A counted reply (re)appears or disappears: keep its parent's reply_count and last_reply_ts. */
-function adjustParent(ctx: ApplyContext, child: MessageState, delta: 1 | -1, touched: string[]): void {
+/** The row an edit, delete or reaction applies to. */
+const ensure = (
+  ctx: ApplyContext,
+  event: Exclude<ChannelEvent, { type: 'message.created' }>,
+  touched: string[],
+) =>
+  rowFor(
+    ctx,
+    { platform: event.platform, channelId: event.channel_id, messageId: event.message_id },
+    ms(event.message_ts ?? event.ts),
+    touched,
+  );
+
+/**
+ * The row of a message that `child` points at (its thread root or reply target). Every created
+ * message's targets get a row, deleted ones too: a reply lane names a message on the chain, and
+ * only a message that has a row is seen to join a longer chain when its own create arrives (the
+ * lane rename in applyCreate).
+ */
+const targetRow = (ctx: ApplyContext, child: MessageState, id: string, touched: string[]) =>
+  rowFor(ctx, { platform: child.platform, channelId: child.channelId, messageId: id }, child.ts, touched);
+
+/**
+ * A counted reply (re)appears (1) or disappears (-1), or a reply is created already deleted (0):
+ * keep its parent's reply_count and last_reply_ts (the latest reply ever created, deleted or not).
+ * A reply before its root: the placeholder root carries the counts until the root arrives.
+ */
+function adjustParent(ctx: ApplyContext, child: MessageState, delta: 1 | 0 | -1, touched: string[]): void {
   const parentId = parentOf(child);
   if (!parentId) return;
-  let parent = ctx.messages.get(parentId);
-  if (!parent) {
-    // Reply before its root: the placeholder root carries the counts until the root arrives.
-    parent = placeholder(
-      { platform: child.platform, channel_id: child.channelId, message_id: parentId } as ChannelEvent,
-      child.ts,
-    );
-    parent.replyToId = ctx.replyLinks.get(parentId)?.replyToId ?? null;
-    parent.laneKey = laneOf(ctx, parent);
-    ctx.messages.set(parentId, parent);
-  }
+  const parent = targetRow(ctx, child, parentId, touched);
   parent.replyCount = Math.max(0, parent.replyCount + delta);
-  if (delta > 0 && (parent.lastReplyTs === null || child.ts > parent.lastReplyTs))
+  if (delta >= 0 && (parent.lastReplyTs === null || child.ts > parent.lastReplyTs))
     parent.lastReplyTs = child.ts;
   touched.push(parentId);
 }
@@ -208,29 +267,31 @@ function applyCreate(
   m.authorName = event.author.name ?? null;
   m.authorIsBot = event.author.is_bot ?? false;
   // An edit (or a delete) that arrived first is newer than the create's text.
-  if (m.editedAt === null && m.deletedAt === null) {
-    m.text = event.text;
-    m.media = event.media ?? [];
-  }
+  if (m.editedAt === null && m.deletedAt === null) m.text = event.text;
+  // Media have their own clock: an edit without media kept them, so only an edit with media wins.
+  if (m.mediaEditedAt === null && m.deletedAt === null) m.media = event.media ?? [];
   if (event.metadata) m.metadata = { ...event.metadata, ...m.metadata };
   m.tokenEstimate = m.deletedAt === null ? ctx.estimate(m.text) : 0;
   m.isPlaceholder = false;
   ctx.messages.set(m.messageId, m);
   m.laneKey = laneOf(ctx, m);
+  if (m.replyToId && m.replyToId !== m.messageId) targetRow(ctx, m, m.replyToId, touched);
   // Replies that arrived before this message were laned as `reply:…:{this}`; when this message
-  // is itself a reply in a longer chain, pull them into the chain's lane, as in-order arrival would.
+  // is itself a reply in a longer chain, pull them into the lane a reply to it gets now, as
+  // in-order arrival would. Only a message that had a row can have such replies.
   const ownReplyLane = replyLane(m.channelId, m.messageId);
-  if (previousLane !== null && m.laneKey.startsWith('reply:') && m.laneKey !== ownReplyLane) {
-    relanes.push({ from: ownReplyLane, to: m.laneKey });
+  const childLane = replyLane(m.channelId, replyChainRoot(m.messageId, lookupOf(ctx), m.channelId));
+  if (previousLane !== null && childLane !== ownReplyLane) {
+    relanes.push({ from: ownReplyLane, to: childLane });
     for (const other of ctx.messages.values()) {
       if (other.laneKey === ownReplyLane) {
-        other.laneKey = m.laneKey;
+        other.laneKey = childLane;
         touched.push(other.messageId);
       }
     }
   }
   touched.push(m.messageId);
-  if (counts(m)) adjustParent(ctx, m, 1, touched);
+  adjustParent(ctx, m, counts(m) ? 1 : 0, touched);
   return { outcome: 'created' };
 }
 
@@ -240,29 +301,33 @@ function applyEdit(
   touched: string[],
 ): Pick<ApplyResult, 'outcome' | 'reason'> {
   const at = ms(event.ts);
-  const existed = ctx.messages.has(event.message_id);
-  const m = ensure(ctx, event, ms(event.message_ts ?? event.ts), touched);
+  // An edit before the create makes a plain placeholder: the create brings the placement (a
+  // placeholder laned under a parent that has no row would keep its replies out of the chain).
+  const m = ensure(ctx, event, touched);
   if (m.deletedAt !== null) return { outcome: 'ignored', reason: 'the message is deleted' };
-  if (m.editedAt !== null && at <= m.editedAt) {
-    return m.text === event.text
-      ? { outcome: 'duplicate' }
-      : { outcome: 'ignored', reason: 'a newer edit is already stored' };
+  // Text and media converge apart, each to its newest edit (an edit without media keeps the
+  // media). At equal times the greater value wins, so arrival order never decides.
+  const textWins = m.editedAt === null || at > m.editedAt || (at === m.editedAt && event.text > m.text);
+  const media = event.media;
+  const mediaKey = (value: MediaRefInput[]) => JSON.stringify(value);
+  const mediaWins =
+    media !== undefined &&
+    (m.mediaEditedAt === null ||
+      at > m.mediaEditedAt ||
+      (at === m.mediaEditedAt && mediaKey(media) > mediaKey(m.media)));
+  if (!textWins && !mediaWins) {
+    const same = at === m.editedAt && event.text === m.text;
+    return same ? { outcome: 'duplicate' } : { outcome: 'ignored', reason: 'a newer edit is already stored' };
   }
-  if (!existed) {
-    m.threadId = event.thread_id ?? null;
-    m.topicId = event.topic_id ?? null;
-    m.replyToId = event.reply_to_id ?? null;
-    if (event.author) {
-      m.authorId = event.author.id;
-      m.authorName = event.author.name ?? null;
-      m.authorIsBot = event.author.is_bot ?? false;
-    }
-    m.laneKey = laneOf(ctx, m);
+  if (textWins) {
+    m.text = event.text;
+    m.editedAt = at;
+    m.tokenEstimate = ctx.estimate(m.text);
   }
-  m.text = event.text;
-  if (event.media) m.media = event.media;
-  m.editedAt = at;
-  m.tokenEstimate = ctx.estimate(m.text);
+  if (mediaWins) {
+    m.media = media;
+    m.mediaEditedAt = at;
+  }
   touched.push(m.messageId);
   return { outcome: 'updated' };
 }
@@ -272,13 +337,26 @@ function applyDelete(
   event: Extract<ChannelEvent, { type: 'message.deleted' }>,
   touched: string[],
 ): Pick<ApplyResult, 'outcome' | 'reason'> {
-  const m = ensure(ctx, event, ms(event.message_ts ?? event.ts), touched);
-  if (m.deletedAt !== null) return { outcome: 'duplicate' };
+  const m = ensure(ctx, event, touched);
+  const at = ms(event.ts);
+  if (m.deletedAt !== null) {
+    // The earliest delete time is kept, whichever delete arrived first.
+    if (at < m.deletedAt) {
+      m.deletedAt = at;
+      touched.push(m.messageId);
+    }
+    return { outcome: 'duplicate' };
+  }
   const wasCounted = counts(m);
-  m.deletedAt = ms(event.ts);
+  m.deletedAt = at;
+  // Edits and reactions that arrive after the delete are ignored, so the ones before it go too.
   m.text = '';
   m.media = [];
+  m.editedAt = null;
+  m.mediaEditedAt = null;
   m.tokenEstimate = 0;
+  m.reactions = {};
+  m.reactionState = {};
   touched.push(m.messageId);
   if (wasCounted) adjustParent(ctx, m, -1, touched);
   return { outcome: 'updated' };
@@ -289,7 +367,7 @@ function applyReaction(
   event: Extract<ChannelEvent, { type: 'reaction.added' | 'reaction.removed' }>,
   touched: string[],
 ): Pick<ApplyResult, 'outcome' | 'reason'> {
-  const m = ensure(ctx, event, ms(event.message_ts ?? event.ts), touched);
+  const m = ensure(ctx, event, touched);
   if (m.deletedAt !== null) return { outcome: 'ignored', reason: 'the message is deleted' };
   const on: 0 | 1 = event.type === 'reaction.added' ? 1 : 0;
   const at = ms(event.ts);
@@ -299,20 +377,25 @@ function applyReaction(
     const reactors: Reactors = { ...(meta.reactors ?? {}) };
     const users = { ...(reactors[event.reaction] ?? {}) };
     const previous = users[event.user_id];
-    if (previous && previous[0] === on) return { outcome: 'duplicate' };
-    if (previous && previous[1] > at)
-      return { outcome: 'ignored', reason: 'a newer reaction event is stored' };
-    // A removal with nothing to remove is remembered, so an older add arriving late stays undone.
-    if (!previous && on === 0) result = { outcome: 'ignored', reason: 'the reaction was not present' };
-    users[event.user_id] = [on, at];
+    const entry: ReactorEntry = event.event_id ? [on, at, event.event_id] : [on, at];
+    if (previous && compareReactorEntries(previous, entry) >= 0)
+      return previous[0] === on
+        ? { outcome: 'duplicate' }
+        : { outcome: 'ignored', reason: 'a newer reaction event is stored' };
+    // The newer word is kept even when it repeats the state: an older opposite event arriving
+    // later must lose to it. A removal with nothing to remove is remembered for the same reason.
+    if (previous?.[0] === on) result = { outcome: 'duplicate' };
+    else if (!previous && on === 0) result = { outcome: 'ignored', reason: 'the reaction was not present' };
+    users[event.user_id] = entry;
     reactors[event.reaction] = users;
     meta.reactors = reactors;
   } else {
     const anonymous = { ...(meta.anonymous_reactions ?? {}) };
     const current = anonymous[event.reaction] ?? 0;
-    if (on === 0 && current === 0) return { outcome: 'ignored', reason: 'the reaction was not present' };
-    anonymous[event.reaction] = on === 1 ? current + 1 : current - 1;
+    // A net count: a removal before its add goes below zero and the add brings it back.
+    anonymous[event.reaction] = current + (on === 1 ? 1 : -1);
     meta.anonymous_reactions = anonymous;
+    if (on === 0 && current <= 0) result = { outcome: 'ignored', reason: 'the reaction was not present' };
   }
   m.reactionState = meta;
   m.reactions = deriveReactions(meta);

@@ -4,7 +4,7 @@
 // entries; (3) truncate: move the view further forward, folding what leaves it into the same
 // summary. Every cut is at a unit boundary, so a tool_use never loses its tool_result.
 import { renderHistory, toolUseIds, asBlocks, unitStarts } from '../../sessions/core/history-view.js';
-import { toolSafeStart } from '../../sessions/core/render.js';
+import { storedToolLoopStart, toolSafeStart } from '../../sessions/core/render.js';
 import type { TokenEstimator } from '../../../shared/tokens.js';
 import { renderedContextTag } from '../../../shared/content-blocks.js';
 import type { CompactionSettings, CompactionStrategy, LaneEntry } from './types.js';
@@ -164,7 +164,14 @@ export function planLane(input: LanePlanInput): LanePlan {
   // 2. Summarize all but the most recent K entries (moved back so a kept result keeps its call).
   const keepFrom =
     turns.length > settings.keepRecent ? turns[turns.length - settings.keepRecent]!.seq : lane.firstKeptSeq;
-  let cut = Math.max(toolSafeStart(turns, keepFrom), lane.firstKeptSeq, input.minFirstKeptSeq);
+  // An open tool loop stays whole: its first assistant message holds the thinking the API needs
+  // back with the results (docs/sessions.md, "Extended thinking and tool loops").
+  const loopStart = storedToolLoopStart(turns);
+  let cut = Math.max(
+    Math.min(toolSafeStart(turns, keepFrom), loopStart ?? Number.POSITIVE_INFINITY),
+    lane.firstKeptSeq,
+    input.minFirstKeptSeq,
+  );
 
   // 3. Truncate: while the kept view is over half its token threshold (hysteresis, so the next
   // turn does not trigger again) or over the history share, move the start forward by whole
@@ -178,7 +185,8 @@ export function planLane(input: LanePlanInput): LanePlan {
     estimator,
   });
   let total = messages.reduce((s, m) => s + m.tokens, 0);
-  const starts = unitStarts(messages);
+  const loopIndex = loopStart === null ? -1 : messages.findIndex((m) => m.seqs.at(-1)! >= loopStart);
+  const starts = unitStarts(messages, loopIndex === -1 ? undefined : loopIndex);
   let truncated = false;
   for (let u = 0; u + 1 < starts.length && total > target; u += 1) {
     for (let i = starts[u]!; i < starts[u + 1]!; i += 1) total -= messages[i]!.tokens;

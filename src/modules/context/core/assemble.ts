@@ -13,15 +13,15 @@ import {
   withMargin,
   type BudgetComponents,
 } from './budget.js';
-import { placeCacheBreakpoints } from './cache-breakpoints.js';
+import { placeCacheBreakpoints, withoutMessageCacheControl } from './cache-breakpoints.js';
 import { CHANNEL_CONTEXT_GUIDE, CHANNEL_GUIDE_NAME } from './channel-guide.js';
 
 import { renderDataBlock, renderNotesBlock, renderSummaryBlock, safeJson } from './context-blocks.js';
 import { memoryFlushNote, usageNote } from './context-notes.js';
 import { plainText, validateUserTurn } from './current-turn.js';
-import { fitHistorySuffix, renderHistory } from '../../sessions/core/history-view.js';
+import { asBlocks, fitHistorySuffix, historyWithOpenLoop } from '../../sessions/core/history-view.js';
 import { matchPendingSlot } from './pending-slot.js';
-import { deferTools } from '../../tools/core/tool-deferral.js';
+import { callerToolCandidate, deferTools } from '../../tools/core/tool-deferral.js';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../../shared/tokens.js';
 
 export * from './assemble.types.js';
@@ -52,7 +52,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   const components: BudgetComponents = emptyComponents();
   const window = effectiveWindow(limits);
 
-  // 1. Tools: built-ins first, then the caller's, after deferral.
+  // 1. Tools: built-ins first, then the caller's as given (without `source`), after deferral.
   const deferral = deferTools({
     tools: [
       ...builtinToolsFor({ hasChannel: input.structuredContext }).map((tool) => ({
@@ -60,15 +60,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
         source: 'builtin' as const,
         lastUsedSeq: input.toolLastUsed[tool.name],
       })),
-      ...input.tools.map((t) => ({
-        tool: {
-          name: t.name,
-          ...(t.description !== undefined ? { description: t.description } : {}),
-          input_schema: t.input_schema,
-        },
-        source: t.source,
-        lastUsedSeq: input.toolLastUsed[t.name],
-      })),
+      ...input.tools.map((t) => callerToolCandidate(t, input.toolLastUsed)),
     ],
     effectiveWindow: window,
     share: input.toolDeferralShare,
@@ -90,14 +82,16 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   components.system = ordered.reduce((sum, s) => sum + stable.text(s.text), 0);
   const lastCacheableSystem = ordered.map((s) => s.cacheable).lastIndexOf(true);
 
-  // 3. History in view, and the new message checked against it.
-  const history = renderHistory({
+  // 3. History in view (an open tool loop keeps its thinking and is never cut in two), and the
+  // new message checked against it.
+  const { history, wholeFrom } = historyWithOpenLoop({
     entries: input.history,
     firstKeptSeq: input.lane.firstKeptSeq,
     clearedBeforeSeq: input.lane.clearedBeforeSeq,
+    answersToolCalls: asBlocks(input.message).some((b) => b.type === 'tool_result'),
     estimator,
   });
-  const userBlocks = validateUserTurn(input.message, history);
+  const userBlocks = withoutMessageCacheControl(validateUserTurn(input.message, history));
   const userText = plainText(userBlocks);
   const userTokens = estimator.content(userBlocks) + MESSAGE_OVERHEAD_TOKENS;
 
@@ -181,7 +175,11 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   const cutHistory = (available: number, retrievable: number) => {
     if (historyTokens + viewStartTokens <= available) return 0;
     const reserve = Math.min(retrievable, Math.floor(RETRIEVAL_RESERVE_SHARE * Math.max(0, available)));
-    return fitHistorySuffix(history, Math.max(0, available - reserve - VIEW_START_RESERVE(estimator)));
+    return fitHistorySuffix(
+      history,
+      Math.max(0, available - reserve - VIEW_START_RESERVE(estimator)),
+      wholeFrom,
+    );
   };
 
   // 4a. Channel context for this turn: snapshot, thread, quoted reply, media, budgeted before
@@ -363,7 +361,12 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   const messages: Anthropic.MessageParam[] = [];
   if (summaryBlock) messages.push({ role: 'user', content: [summaryBlock] });
   if (needsViewStart) messages.push({ role: 'user', content: [{ type: 'text', text: VIEW_START_TEXT }] });
-  for (const m of kept) messages.push({ role: m.message.role, content: jsonbKeyOrder(m.message.content) });
+  for (const m of kept) {
+    messages.push({
+      role: m.message.role,
+      content: jsonbKeyOrder(withoutMessageCacheControl(m.message.content)),
+    });
+  }
   const lastKept = kept.at(-1);
   const previousTurn = lastKept
     ? { message: messages.length - 1, block: lastKept.message.content.length - 1 }

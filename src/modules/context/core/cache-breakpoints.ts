@@ -1,7 +1,10 @@
-// Prompt-cache breakpoints (docs/design.md §6.6): at most 4 — end of the last cacheable system block, end
-// of the lane summary, end of the previous turn, end of this turn. Without a cacheable system
-// block the first breakpoint goes on the last tool, so tools are still cached. Blocks are copied
-// before they are marked, so stored content (and the caller's input) is never mutated.
+// Prompt-cache breakpoints (docs/design.md §6.6): at most 4 in the whole payload — end of the last
+// cacheable system block, end of the lane summary, end of the previous turn, end of this turn.
+// Without a cacheable system block the first breakpoint goes on the last tool, so tools are still
+// cached, unless a caller's tool already carries one. Breakpoints the caller put on tools count
+// against the 4: ours are then left out summary first, then system/tools, then the previous turn
+// (this turn's goes last). Blocks are copied before they are marked, so stored content (and the
+// caller's input) is never mutated.
 import type Anthropic from '@anthropic-ai/sdk';
 
 export type BreakpointPosition = 'system' | 'tools' | 'summary' | 'previous_turn' | 'this_turn';
@@ -45,18 +48,39 @@ export function placeCacheBreakpoints(
   },
 ): CacheReport {
   const breakpoints: CacheBreakpoint[] = [];
+  const callerMarked = (payload.tools ?? []).some((t) => 'cache_control' in t && t.cache_control);
+  const fixed = countCacheControl(payload);
+  // Ours, by priority: this turn, the previous turn, system or tools, the summary.
+  const wanted = {
+    this_turn: true,
+    previous_turn: at.previousTurn !== null,
+    head: (Array.isArray(payload.system) && at.lastCacheableSystem >= 0) || !callerMarked,
+    summary: at.summaryMessage !== null,
+  };
+  let room = MAX_BREAKPOINTS - fixed;
+  const allow = (want: boolean) => {
+    if (!want || room <= 0) return false;
+    room -= 1;
+    return true;
+  };
+  const allowed = {
+    this_turn: allow(wanted.this_turn),
+    previous_turn: allow(wanted.previous_turn),
+    head: allow(wanted.head),
+    summary: allow(wanted.summary),
+  };
   const system = Array.isArray(payload.system) ? payload.system : null;
-  if (system && at.lastCacheableSystem >= 0) {
+  if (allowed.head && system && at.lastCacheableSystem >= 0) {
     system[at.lastCacheableSystem] = { ...system[at.lastCacheableSystem]!, cache_control: EPHEMERAL };
     breakpoints.push({ position: 'system', index: at.lastCacheableSystem });
-  } else if (payload.tools && payload.tools.length > 0) {
+  } else if (allowed.head && payload.tools && payload.tools.length > 0) {
     const index = payload.tools.length - 1;
     payload.tools = [...payload.tools];
-    payload.tools[index] = { ...(payload.tools[index] as Anthropic.Tool), cache_control: EPHEMERAL };
+    payload.tools[index] = { ...payload.tools[index]!, cache_control: EPHEMERAL } as Anthropic.ToolUnion;
     breakpoints.push({ position: 'tools', index });
   }
   const mark = (position: BreakpointPosition, index: number | null, upTo?: number) => {
-    if (index === null || breakpoints.length >= MAX_BREAKPOINTS) return;
+    if (index === null || !allowed[position as keyof typeof allowed]) return;
     const message = payload.messages[index];
     if (!message) return;
     const blocks: Block[] =
@@ -71,6 +95,48 @@ export function placeCacheBreakpoints(
   if (at.previousTurn) mark('previous_turn', at.previousTurn.message, at.previousTurn.block);
   mark('this_turn', payload.messages.length - 1);
   return { breakpoints, stable_prefix_tokens: at.stablePrefixTokens };
+}
+
+/** cache_control markers already in the payload (tools, system and message blocks, one level deep). */
+export function countCacheControl(payload: Anthropic.MessageCreateParamsNonStreaming): number {
+  const marked = (value: unknown) =>
+    value !== null && typeof value === 'object' && 'cache_control' in value && Boolean(value.cache_control);
+  let count = (payload.tools ?? []).filter(marked).length;
+  if (Array.isArray(payload.system)) count += payload.system.filter(marked).length;
+  for (const message of payload.messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (marked(block)) count += 1;
+      if (block.type === 'tool_result' && Array.isArray(block.content)) {
+        count += block.content.filter(marked).length;
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * Message blocks without the caller's cache_control markers (top level and inside tool results):
+ * contextd places the message breakpoints, and stored turns would otherwise carry a caller's
+ * marker into every later payload, past the limit of 4. Unmarked blocks are returned as they are.
+ */
+export function withoutMessageCacheControl(blocks: readonly Block[]): Block[] {
+  return blocks.map((block) => {
+    let out = block;
+    if ('cache_control' in out) {
+      const { cache_control: _dropped, ...rest } = out;
+      out = rest as Block;
+    }
+    if (
+      out.type === 'tool_result' &&
+      Array.isArray(out.content) &&
+      out.content.some((b) => 'cache_control' in b)
+    ) {
+      const inner = withoutMessageCacheControl(out.content as Block[]);
+      out = { ...out, content: inner as typeof out.content };
+    }
+    return out;
+  });
 }
 
 /** The payload without cache_control markers: what the provider's prefix cache compares. */

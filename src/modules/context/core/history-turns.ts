@@ -1,6 +1,7 @@
 // history_turns: at most that many of the lane's latest turns are sent — a view (nothing leaves the
-// transcript), widened so a tool_use never loses its tool_result.
-import { toolSafeStart } from '../../sessions/core/render.js';
+// transcript), widened so a tool_use never loses its tool_result, nor an open tool loop its first
+// assistant message (which holds the thinking the API needs back).
+import { openToolLoopStart, toolSafeStart } from '../../sessions/core/render.js';
 
 export function historyTurnsView<
   E extends {
@@ -10,11 +11,12 @@ export function historyTurnsView<
     content: unknown;
     tokenEstimate: number;
   },
->(entries: readonly E[], historyTurns: number | undefined) {
+>(entries: readonly E[], historyTurns: number | undefined, nextUserHasToolResult = false) {
   const turns = entries.filter((e) => e.kind === 'message' || e.kind === 'context_attachment');
+  const loopStart = openToolLoopStart(turns, nextUserHasToolResult) ?? Number.POSITIVE_INFINITY;
   const viewFrom =
     historyTurns !== undefined && turns.length > historyTurns
-      ? toolSafeStart(turns, turns[turns.length - historyTurns]!.seq)
+      ? Math.min(toolSafeStart(turns, turns[turns.length - historyTurns]!.seq), loopStart)
       : Number.NEGATIVE_INFINITY;
   const history = entries
     .filter((e) => e.seq >= viewFrom)

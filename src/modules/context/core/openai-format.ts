@@ -1,6 +1,7 @@
 // The assembled payload in OpenAI chat-completions form (docs/design.md §6.6 "OpenAI chat as an option").
 // Same content and order; cache_control markers are dropped (OpenAI caches prefixes on its own),
-// tool_use becomes tool_calls and each tool_result a `tool` message.
+// tool_use becomes tool_calls and each tool_result a `tool` message; thinking blocks and server
+// tools have no OpenAI form and are left out.
 import type Anthropic from '@anthropic-ai/sdk';
 
 export type OpenAIContentPart =
@@ -93,8 +94,9 @@ export function toOpenAIChat(payload: Anthropic.MessageCreateParamsNonStreaming)
       .map((b) => (b.type === 'image' ? imagePart(b) : { type: 'text' as const, text: blockText(b) }));
     if (parts.length > 0) messages.push({ role: 'user', content: parts });
   }
-  const tools = (payload.tools ?? []).map((t) => {
-    const tool = t as Anthropic.Tool;
+  // Server tools (web search, code execution, …) run at Anthropic: OpenAI has no equivalent.
+  const clientTools = (payload.tools ?? []).filter((t): t is Anthropic.Tool => 'input_schema' in t);
+  const tools = clientTools.map((tool) => {
     return {
       type: 'function' as const,
       function: {

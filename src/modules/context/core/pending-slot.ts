@@ -94,7 +94,9 @@ const NUMBER_WORDS = [
 const YES =
   /^(?:y|yes|yeah|yep|yup|sure|ok|okay|correct|right|affirmative|of course|absolutely|definitely|please do|go ahead|confirm(?:ed)?)\b/i;
 const NO = /^(?:n|no|nope|nah|negative|not really|no thanks|don't|do not|cancel|never mind|nevermind)\b/i;
-const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/;
+// On the linear-time engine: with a backtracking one, a message of dots and letters without an
+// address costs time quadratic in its length (100 kB took ~5 s).
+const EMAIL = RE2JS.compile(String.raw`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`);
 
 const firstMatch = (patterns: RegExp[], text: string) => {
   for (const pattern of patterns) {
@@ -132,8 +134,8 @@ export function matchPendingSlot(slot: PendingSlot, text: string, now?: Date): S
       return null;
     }
     case 'email': {
-      const m = EMAIL.exec(trimmed);
-      return m ? { value: m[0] } : null;
+      const m = EMAIL.matcher(trimmed);
+      return m.find() ? { value: m.group()! } : null;
     }
     case 'choice': {
       const choices = slot.choices ?? [];

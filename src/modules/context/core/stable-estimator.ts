@@ -14,14 +14,21 @@ export const sumTokens = (items: readonly { tokens: number }[]) => items.reduce(
  * text always gets the same count, so memoizing changes no byte of any payload.
  */
 const TEXT_CACHE = new WeakMap<TokenEstimator, LRUCache<string, number>>();
-const TEXT_CACHE_MAX_CHARS = 16_000_000;
+/**
+ * The cache's heap, in bytes: each text counted as two bytes a character (V8 keeps a string in one
+ * or two) plus the entry's own cost (map slot, LRU links, the number: ~180 bytes, measured). 8 MB
+ * is several sessions' stable material; counted in characters alone, 400,000 short texts held 28 MB.
+ */
+export const TEXT_CACHE_MAX_BYTES = 8 * 2 ** 20;
+const ENTRY_OVERHEAD_BYTES = 180;
+const entryBytes = (text: string) => 2 * text.length + ENTRY_OVERHEAD_BYTES;
 
 export function stableEstimator(estimator: TokenEstimator): TokenEstimator {
   let memo = TEXT_CACHE.get(estimator);
   if (!memo) {
     memo = new LRUCache<string, number>({
-      maxSize: TEXT_CACHE_MAX_CHARS,
-      sizeCalculation: (_value, key) => Math.max(1, key.length),
+      maxSize: TEXT_CACHE_MAX_BYTES,
+      sizeCalculation: (_value, key) => entryBytes(key),
     });
     TEXT_CACHE.set(estimator, memo);
   }
@@ -32,7 +39,7 @@ export function stableEstimator(estimator: TokenEstimator): TokenEstimator {
       const hit = cache.get(value);
       if (hit !== undefined) return hit;
       const tokens = estimator.text(value);
-      if (value.length <= TEXT_CACHE_MAX_CHARS / 16) cache.set(value, tokens);
+      if (entryBytes(value) <= TEXT_CACHE_MAX_BYTES / 16) cache.set(value, tokens);
       return tokens;
     },
   };

@@ -1,9 +1,10 @@
 // The lane's history as the model sees it (docs/design.md §6.6 step 3): stored entries from first_kept_seq
-// rendered as Messages API turns — thinking blocks dropped, tool results before cleared_before_seq
-// replaced by a cleared reference — grouped into units that never split a tool_use from its
-// tool_result, so the oldest units can be dropped when the payload is over budget.
+// rendered as Messages API turns — thinking blocks dropped except in the open tool loop, tool
+// results before cleared_before_seq replaced by a cleared reference — grouped into units that never
+// split a tool_use from its tool_result (nor the open tool loop), so the oldest units can be
+// dropped when the payload is over budget.
 import type Anthropic from '@anthropic-ai/sdk';
-import { renderMessagesWithSeqs } from './render.js';
+import { openToolLoopStart, renderMessagesWithSeqs } from './render.js';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../../shared/tokens.js';
 
 export interface HistoryEntry {
@@ -50,12 +51,15 @@ export function renderHistory(input: {
   entries: readonly HistoryEntry[];
   firstKeptSeq: number;
   clearedBeforeSeq: number;
+  /** Assistant entries from this seq on keep their thinking blocks (the open tool loop's). */
+  keepThinkingFromSeq?: number | null;
   estimator: TokenEstimator;
 }): HistoryMessage[] {
   const stored = new Map(input.entries.map((e) => [e.seq, e.tokenEstimate]));
   return renderMessagesWithSeqs(input.entries, {
     firstKeptSeq: input.firstKeptSeq,
     clearedBeforeSeq: input.clearedBeforeSeq,
+    ...(input.keepThinkingFromSeq != null ? { keepThinkingFromSeq: input.keepThinkingFromSeq } : {}),
   }).map(({ message, seqs }) => {
     const content = message.content as Block[];
     // Recounted only when clearing changed the content (a cleared result or turn context).
@@ -67,15 +71,34 @@ export function renderHistory(input: {
     const tokens = cleared
       ? input.estimator.content(content)
       : seqs.reduce((sum, seq) => sum + (stored.get(seq) ?? 0), 0);
-    return { seqs, message: { role: message.role, content }, tokens: tokens + MESSAGE_OVERHEAD_TOKENS };
+    // Stored estimates leave thinking out (it is not sent, and the API does not count earlier
+    // turns' thinking); a kept thinking block is input the API counts.
+    const thinking = content.reduce((sum, b) => sum + thinkingTokens(b, input.estimator), 0);
+    return {
+      seqs,
+      message: { role: message.role, content },
+      tokens: tokens + thinking + MESSAGE_OVERHEAD_TOKENS,
+    };
   });
 }
 
 /**
- * Boundaries of droppable units: index i starts a unit unless a tool_use before i is answered at
- * or after i. Returns the start indexes in ascending order (always including 0 when non-empty).
+ * Tokens of a thinking block sent back: its text, or for a redacted block its encrypted payload's
+ * decoded size at ~4 bytes a token (the reasoning behind it is not readable). 0 for other blocks.
  */
-export function unitStarts(messages: readonly HistoryMessage[]): number[] {
+export function thinkingTokens(block: Block, estimator: TokenEstimator): number {
+  if (block.type === 'thinking') return estimator.text(block.thinking);
+  if (block.type === 'redacted_thinking') return Math.ceil((block.data.length * 3) / 4 / 4);
+  return 0;
+}
+
+/**
+ * Boundaries of droppable units: index i starts a unit unless a tool_use before i is answered at
+ * or after i, or i is inside the open tool loop that starts at `wholeFrom` (its first assistant
+ * message carries the thinking the rest of the loop continues). Returns the start indexes in
+ * ascending order (always including 0 when non-empty).
+ */
+export function unitStarts(messages: readonly HistoryMessage[], wholeFrom?: number): number[] {
   const resultAt = new Map<string, number>();
   messages.forEach((m, i) => {
     for (const id of toolResultIds(m.message.content)) resultAt.set(id, i);
@@ -83,7 +106,7 @@ export function unitStarts(messages: readonly HistoryMessage[]): number[] {
   let reach = -1;
   const starts: number[] = [];
   messages.forEach((m, i) => {
-    if (i > reach) starts.push(i);
+    if (i > reach && !(wholeFrom !== undefined && i > wholeFrom)) starts.push(i);
     for (const id of toolUseIds(m.message.content)) {
       const j = resultAt.get(id);
       if (j !== undefined && j > reach) reach = j;
@@ -93,13 +116,17 @@ export function unitStarts(messages: readonly HistoryMessage[]): number[] {
 }
 
 /**
- * Keeps the longest suffix of whole units whose tokens fit `room`. Returns the index of the first
- * kept message (messages.length when none fit).
+ * Keeps the longest suffix of whole units whose tokens fit `room`; messages from `wholeFrom` on
+ * are one unit. Returns the index of the first kept message (messages.length when none fit).
  */
-export function fitHistorySuffix(messages: readonly HistoryMessage[], room: number): number {
+export function fitHistorySuffix(
+  messages: readonly HistoryMessage[],
+  room: number,
+  wholeFrom?: number,
+): number {
   const total = messages.reduce((s, m) => s + m.tokens, 0);
   if (total <= room) return 0;
-  const starts = unitStarts(messages);
+  const starts = unitStarts(messages, wholeFrom);
   let dropped = 0;
   for (let u = 0; u < starts.length; u += 1) {
     const end = starts[u + 1] ?? messages.length;
@@ -107,4 +134,29 @@ export function fitHistorySuffix(messages: readonly HistoryMessage[], room: numb
     if (total - dropped <= room) return end;
   }
   return messages.length;
+}
+
+/**
+ * The lane's history in view for a new message. While a tool loop is open (the message answers
+ * tool calls), its assistant messages keep their thinking blocks as stored, and `wholeFrom` is the
+ * index of the loop's first message: a cut of the view never falls after it (that message holds
+ * the thinking the rest continues).
+ */
+export function historyWithOpenLoop(input: {
+  entries: readonly HistoryEntry[];
+  firstKeptSeq: number;
+  clearedBeforeSeq: number;
+  answersToolCalls: boolean;
+  estimator: TokenEstimator;
+}): { history: HistoryMessage[]; wholeFrom: number | undefined } {
+  const loopStart = openToolLoopStart(input.entries, input.answersToolCalls);
+  const history = renderHistory({
+    entries: input.entries,
+    firstKeptSeq: input.firstKeptSeq,
+    clearedBeforeSeq: input.clearedBeforeSeq,
+    keepThinkingFromSeq: loopStart,
+    estimator: input.estimator,
+  });
+  const loopIndex = loopStart === null ? -1 : history.findIndex((m) => m.seqs.at(-1)! >= loopStart);
+  return { history, wholeFrom: loopIndex === -1 ? undefined : loopIndex };
 }

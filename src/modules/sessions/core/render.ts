@@ -3,7 +3,9 @@
 // - content is always rendered as a block array (a string is one text block), so appending a
 //   same-role turn later only extends the bytes of the message before it;
 // - consecutive turns of one role merge into one message;
-// - thinking blocks are stored, never rendered;
+// - thinking blocks are stored, and rendered only for the assistant turn a tool loop still has
+//   open (`keepThinkingFromSeq`, see `openToolLoopStart`): the Messages API needs them back,
+//   unmodified, with the tool results; it ignores earlier turns' thinking, so those are not sent;
 // - tool_result blocks and rendered turn context (snapshot, retrieved material, notes) of entries
 //   before `clearedBeforeSeq` render as short cleared references;
 // - the window never starts between a tool_use and its tool_result: a kept tool_result pulls in
@@ -34,6 +36,11 @@ export interface RenderOptions {
   firstKeptSeq?: number;
   /** tool_result blocks of entries before this seq render as cleared references. Default: none. */
   clearedBeforeSeq?: number;
+  /**
+   * Assistant entries from this seq on keep their thinking and redacted_thinking blocks, exactly
+   * as stored (the open tool loop's: `openToolLoopStart`). Default: no thinking is rendered.
+   */
+  keepThinkingFromSeq?: number;
 }
 
 /** Entry kinds that are conversation turns (sent to the model); compaction/session records are not. */
@@ -57,12 +64,13 @@ export function renderMessagesWithSeqs(
   const start = toolSafeStart(turns, options.firstKeptSeq ?? 0);
   const kept = turns.filter((e) => e.seq >= start);
   const clearedBefore = options.clearedBeforeSeq ?? 0;
+  const keepThinkingFrom = options.keepThinkingFromSeq ?? Number.POSITIVE_INFINITY;
   const { useIds, resultIds } = toolIds(kept);
   const lastUserSeq = kept.reduce((max, e) => (e.role === 'user' ? Math.max(max, e.seq) : max), -1);
   const out: RenderedMessageWithSeqs[] = [];
   for (const entry of kept) {
     const blocks = contentBlocks(entry.content)
-      .filter((b) => !HIDDEN_BLOCKS.has(b.type))
+      .filter((b) => !HIDDEN_BLOCKS.has(b.type) || entry.seq >= keepThinkingFrom)
       // Defensive: a pair cut by the caller's entry selection would be rejected by the API.
       // A result without its call is dropped; a call without its result is kept only while it
       // can still be answered (no user turn after it).
@@ -79,6 +87,46 @@ export function renderMessagesWithSeqs(
     }
   }
   return out;
+}
+
+/**
+ * Seq of the first assistant entry of the turn a tool loop still has open, or null when none is.
+ * A loop is open when the last user message — the stored entries' last user entry, or the new
+ * message `nextUserHasToolResult` says carries tool_result blocks — answers tool calls: the
+ * Messages API then treats every assistant message since the last user message without a
+ * tool_result as one assistant turn, and needs its thinking blocks back.
+ */
+export function openToolLoopStart(
+  entries: readonly RenderableEntry[],
+  nextUserHasToolResult: boolean,
+): number | null {
+  const turns = [...entries]
+    .filter((e) => RENDERED_KINDS.has(e.kind) && (e.role === 'user' || e.role === 'assistant'))
+    .sort((a, b) => a.seq - b.seq);
+  const hasResult = (e: RenderableEntry) => contentBlocks(e.content).some((b) => b.type === 'tool_result');
+  const last = turns.at(-1);
+  // The new message merges into a last user entry: that entry's results count as the message's.
+  const open = nextUserHasToolResult || (last?.role === 'user' && hasResult(last));
+  if (!open) return null;
+  let start: number | null = null;
+  for (let i = turns.length - 1; i >= 0; i -= 1) {
+    const entry = turns[i]!;
+    if (entry.role === 'assistant') start = entry.seq;
+    else if (!hasResult(entry)) break;
+  }
+  return start;
+}
+
+/**
+ * The open tool loop of stored entries alone (compaction runs between calls): open when the last
+ * turn calls tools (the next message must answer them) or answers them.
+ */
+export function storedToolLoopStart(entries: readonly RenderableEntry[]): number | null {
+  const last = [...entries]
+    .filter((e) => RENDERED_KINDS.has(e.kind) && (e.role === 'user' || e.role === 'assistant'))
+    .reduce<RenderableEntry | null>((a, e) => (a === null || e.seq > a.seq ? e : a), null);
+  const calls = last?.role === 'assistant' && contentBlocks(last.content).some((b) => b.type === 'tool_use');
+  return openToolLoopStart(entries, calls);
 }
 
 /**

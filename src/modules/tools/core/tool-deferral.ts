@@ -1,21 +1,44 @@
 // Tool deferral (docs/design.md §6.7): when tool descriptions take more than TOOL_DEFERRAL_SHARE of the
 // effective window, hold some back — MCP tools first, then skill tools, least recently used first
-// within a kind; built-ins (contextd's and the caller's `builtin` ones) never. `tool_search` finds
-// deferred tools and promotes them for the next turn; promoted tools are not deferred that turn.
+// within a kind; built-ins never: contextd's, the caller's `builtin` ones, caller tools without a
+// source and server tools. `tool_search` finds deferred tools and promotes them for the next turn;
+// promoted tools are not deferred that turn.
 import type Anthropic from '@anthropic-ai/sdk';
 import type { TokenEstimator } from '../../../shared/tokens.js';
 
 export type ToolSource = 'builtin' | 'mcp' | 'skill';
 
+/**
+ * A caller's tool as given: a client tool (name, input_schema, …) or a server tool (`type`), with
+ * contextd's optional `source`, which is never sent.
+ */
 export interface CallerTool {
-  name: string;
+  type?: string | null;
+  name?: string;
   description?: string;
-  input_schema: Anthropic.Tool.InputSchema;
-  source: ToolSource;
+  input_schema?: Anthropic.Tool.InputSchema;
+  cache_control?: Anthropic.CacheControlEphemeral | null;
+  source?: ToolSource;
+  [field: string]: unknown;
+}
+
+/** The caller's tool as sent to the model (without `source`), and how deferral treats it. */
+export function callerToolCandidate(
+  tool: CallerTool,
+  lastUsed: Readonly<Record<string, number>>,
+): DeferralCandidate {
+  const { source, ...sent } = tool;
+  const server = tool.type !== undefined && tool.type !== null && tool.type !== 'custom';
+  return {
+    tool: sent as Anthropic.ToolUnion,
+    // Server tools run at the provider and toolsets have no name to search: never deferred.
+    source: server ? 'builtin' : (source ?? 'builtin'),
+    lastUsedSeq: tool.name === undefined ? undefined : lastUsed[tool.name],
+  };
 }
 
 export interface DeferralCandidate {
-  tool: Anthropic.Tool;
+  tool: Anthropic.ToolUnion;
   source: ToolSource;
   /** Transcript seq of the tool's last use in this session; undefined = never used. */
   lastUsedSeq?: number;
@@ -29,14 +52,18 @@ export interface DeferredTool {
 }
 
 export interface DeferralResult {
-  active: Anthropic.Tool[];
+  active: Anthropic.ToolUnion[];
   deferred: DeferredTool[];
   /** Tokens of the active tools' definitions. */
   activeTokens: number;
   note: string | null;
 }
 
-export function toolTokens(tool: Anthropic.Tool, estimator: TokenEstimator): number {
+const nameOf = (tool: Anthropic.ToolUnion) => ('name' in tool ? tool.name : '');
+const descriptionOf = (tool: Anthropic.ToolUnion) =>
+  'description' in tool && typeof tool.description === 'string' ? tool.description : '';
+
+export function toolTokens(tool: Anthropic.ToolUnion, estimator: TokenEstimator): number {
   return estimator.text(JSON.stringify(tool));
 }
 
@@ -64,12 +91,12 @@ export function deferTools(input: {
   if (total > threshold) {
     const order = input.tools
       .map((t, index) => ({ t, index }))
-      .filter(({ t }) => t.source !== 'builtin' && !input.promoted?.has(t.tool.name))
+      .filter(({ t }) => t.source !== 'builtin' && !input.promoted?.has(nameOf(t.tool)))
       .sort(
         (a, b) =>
           KIND_ORDER[a.t.source] - KIND_ORDER[b.t.source] ||
           (a.t.lastUsedSeq ?? -1) - (b.t.lastUsedSeq ?? -1) ||
-          (a.t.tool.name < b.t.tool.name ? -1 : a.t.tool.name > b.t.tool.name ? 1 : 0),
+          (nameOf(a.t.tool) < nameOf(b.t.tool) ? -1 : nameOf(a.t.tool) > nameOf(b.t.tool) ? 1 : 0),
       );
     for (const { index } of order) {
       if (total <= threshold) break;
@@ -77,13 +104,13 @@ export function deferTools(input: {
       total -= sizes[index]!;
     }
   }
-  const active: Anthropic.Tool[] = [];
+  const active: Anthropic.ToolUnion[] = [];
   const held: DeferredTool[] = [];
   input.tools.forEach((t, index) => {
     if (deferred.has(index)) {
       held.push({
-        name: t.tool.name,
-        description: t.tool.description ?? '',
+        name: nameOf(t.tool),
+        description: descriptionOf(t.tool),
         source: t.source,
         tokens: sizes[index]!,
       });

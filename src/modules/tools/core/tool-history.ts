@@ -29,8 +29,7 @@ export function toolHistory(
       }
     }
   });
-  const promotedTools = [
-    ...new Set(searches.flatMap((q) => searchTools(callerTools, q, 5).map((t) => t.name))),
-  ];
+  const named = callerTools.filter((t): t is CallerTool & { name: string } => t.name !== undefined);
+  const promotedTools = [...new Set(searches.flatMap((q) => searchTools(named, q, 5).map((t) => t.name)))];
   return { toolLastUsed, toolNames, promotedTools };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "channel_messages" ADD COLUMN "media_edited_at" timestamp with time zone;

@@ -1,0 +1,228 @@
+// Our own detection rules: only what secretlint's recommended preset (secretlint-preset.ts) lacks —
+// prose and `key=value` passwords, URL userinfo, Authorization headers, and token formats the preset
+// has no rule for. Each rule is data: a kind, a pattern whose `secret` group (or whole match) is the
+// secret, and an optional check on the candidate.
+
+export const redactionKinds = [
+  // from the secretlint preset
+  'aws_secret_key',
+  'private_key',
+  'npm_token',
+  'slack_token',
+  'slack_webhook',
+  'openai_key',
+  'anthropic_key',
+  'groq_key',
+  'huggingface_token',
+  'linear_key',
+  'notion_token',
+  'sendgrid_key',
+  'shopify_token',
+  'github_token',
+  'gitlab_token',
+  'grafana_token',
+  'onepassword_token',
+  'vault_token',
+  'vercel_token',
+  'databricks_token',
+  'docker_token',
+  'figma_token',
+  // ours
+  'aws_access_key',
+  'jwt',
+  'google_api_key',
+  'stripe_key',
+  'telegram_bot_token',
+  'azure_storage_key',
+  'basic_auth',
+  'bearer_token',
+  'password',
+  'secret',
+  'card_number',
+] as const;
+
+export type RedactionKind = (typeof redactionKinds)[number];
+
+/** Kinds named by where a secret sits rather than by its format: a format's kind names it first. */
+export const genericKinds: ReadonlySet<RedactionKind> = new Set([
+  'password',
+  'secret',
+  'bearer_token',
+  'basic_auth',
+]);
+
+/** Characters [start, end) of the text that are a secret of this kind. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: RedactionKind;
+}
+
+interface SecretPattern {
+  kind: RedactionKind;
+  /** Global, with the `d` flag; a `secret` group, when present, is the part to redact. */
+  pattern: RegExp;
+  /** Keeps a candidate only if this holds. */
+  accept?: (secret: string) => boolean;
+}
+
+/** Looks generated rather than a word: two of lower case, upper case, digits (or a symbol). */
+function looksRandom(value: string): boolean {
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((c) => c.test(value)).length;
+  return classes >= 2;
+}
+
+/** A stand-in written where a secret would go: `<token>`, `${API_KEY}`, `{{password}}`, `****`. */
+const isPlaceholder = (value: string) =>
+  /^(?:<[^>]*>?|\$\{[^}]*\}?|\{\{[^}]*(?:\}\}?)?|\*+|x+|\.\.\.)$/i.test(value);
+
+/** A password said in prose or after `key:`: not a plain word ("expired", "required"), not a placeholder. */
+function looksLikePassword(value: string): boolean {
+  return (/[\d\W_]/.test(value) || /.[A-Z]/.test(value)) && !isPlaceholder(value);
+}
+
+/** `Basic <base64>` where the base64 decodes to `user:password`. */
+function isBasicCredential(value: string): boolean {
+  try {
+    return /^[^:\s]*:\S+$/.test(atob(value));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Key names whose values are secrets: the key must end in one of these words (`db_password`, not
+ * `max_tokens`). Only the word is matched, never the key's beginning: a pattern that scans back
+ * over a run of key characters at every word boundary is quadratic on long runs like `a.a.a.…`.
+ */
+const SECRET_KEY = String.raw`(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)`;
+
+/** An unquoted value: to the next whitespace, less trailing punctuation (linear: no lookahead per character). */
+const UNQUOTED_VALUE = String.raw`(?<secret>[^\s"'\`]{2,}[^\s"'\`,;.)\]}>])`;
+
+export const secretPatterns: readonly SecretPattern[] = [
+  {
+    // A whole PEM block, also a short or unterminated one (a paste cut off in chat) to the end.
+    kind: 'private_key',
+    pattern:
+      /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$(?![\s\S]))/dg,
+  },
+  {
+    kind: 'jwt',
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg,
+  },
+  // The preset matches only the current full-length formats; older and shorter keys exist.
+  { kind: 'anthropic_key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/dg },
+  { kind: 'openai_key', pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/dg },
+  { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b/dg },
+  // The preset ends a Slack token's segments at 40 characters (an app token's last one has 64).
+  { kind: 'slack_token', pattern: /(?<![A-Za-z0-9-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/dg },
+  // The preset's AWS key id rule is opt-in and skips AWS's published example keys.
+  {
+    kind: 'aws_access_key',
+    pattern: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b/dg,
+  },
+  {
+    // The preset finds `AWS_SECRET_ACCESS_KEY=…`; this finds the 40-character key in prose on a line
+    // that names AWS ("the aws secret is …").
+    kind: 'aws_secret_key',
+    pattern:
+      /(?<![A-Za-z])aws(?![A-Za-z])[^\n]{0,80}?(?<![A-Za-z0-9/+=])(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
+    accept: (key) => /[a-z]/.test(key) && /[A-Z]/.test(key) && /\d/.test(key),
+  },
+  { kind: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg },
+  { kind: 'stripe_key', pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b/dg },
+  // Telegram: `<bot id>:<35 characters>`, also in the Bot API's `/bot<token>/` URLs.
+  {
+    kind: 'telegram_bot_token',
+    pattern: /(?:(?<=\/bot)|(?<![\w:]))\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/dg,
+  },
+  // Azure storage / Service Bus connection strings: `AccountKey=<base64>`, `SharedAccessKey=<base64>`.
+  {
+    kind: 'azure_storage_key',
+    pattern: /\b(?:AccountKey|SharedAccessKey|SharedKey)\s*=\s*(?<secret>[A-Za-z0-9+/]{40,}={0,2})/dgi,
+  },
+  {
+    kind: 'basic_auth',
+    pattern: /\bBasic\s+(?<secret>[A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])/dgi,
+    accept: isBasicCredential,
+  },
+  {
+    kind: 'bearer_token',
+    pattern: /\b(?:Bearer|Token)\s+(?<secret>[A-Za-z0-9\-._~+/]{15,}[A-Za-z0-9\-_~+/]=*)/dgi,
+    accept: looksRandom,
+  },
+  {
+    // scheme://user:password@host (any scheme, the user may be empty): the password goes, up to the
+    // last `@` before the host.
+    kind: 'password',
+    pattern: /(?<=[a-z0-9]):\/\/[^\s:/@]*:(?<secret>[^\s/]+)@(?=[^\s@/]*(?:[/\s?#]|$))/dgi,
+    accept: (value) => !isPlaceholder(value),
+  },
+  {
+    // "password": "…" / 'api_key': '…' / password="…": quoted values, any character but the quote.
+    kind: 'secret',
+    pattern: new RegExp(
+      String.raw`${SECRET_KEY}["']?\s*[:=]\s*(?<open>["'])(?<secret>[^"'\n]{1,512})\k<open>`,
+      'dgi',
+    ),
+  },
+  {
+    // password=Tr0ub4dor&3: an unquoted value after `=` runs to the next whitespace.
+    kind: 'secret',
+    pattern: new RegExp(String.raw`${SECRET_KEY}\s*=\s*${UNQUOTED_VALUE}`, 'dgi'),
+    accept: (value) => !isPlaceholder(value),
+  },
+  {
+    // password: hunter2 — after a colon only a password-like value (not "Password: reset it").
+    kind: 'secret',
+    pattern: new RegExp(String.raw`${SECRET_KEY}\s*:\s*${UNQUOTED_VALUE}`, 'dgi'),
+    accept: looksLikePassword,
+  },
+  {
+    // Prose: "my password is hunter2hunter2", "the passphrase was changed to …".
+    kind: 'password',
+    pattern:
+      /\b(?:password|passwd|passphrase|passcode|pwd)\b[^\n.]{0,30}?\s(?:(?:is|was)(?:\s+(?:now|(?:set|changed|reset|updated)\s+to))?|(?:set|changed|reset|updated)\s+to)\s+["'“]?(?<secret>[^\s"'”]{3,}[^\s"'”,;.)])/dgi,
+    accept: looksLikePassword,
+  },
+  {
+    // 13–19 digits, optionally grouped by single spaces or dashes, starting like a card (2–6), Luhn.
+    kind: 'card_number',
+    pattern: /(?<![\d.-])[2-6]\d{3}(?:[ -]?\d){9,15}(?![\d-]|\.\d)/dg,
+    accept: (match) => {
+      const digits = match.replace(/[ -]/g, '');
+      return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits);
+    },
+  },
+];
+
+/** Every match of our own rules, as spans of `text`. */
+export function findPatternSecrets(text: string): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  for (const { kind, pattern, accept } of secretPatterns) {
+    for (const match of text.matchAll(pattern)) {
+      const [start, end] = match.indices?.groups?.secret ?? match.indices![0]!;
+      if (accept && !accept(text.slice(start, end))) continue;
+      spans.push({ start, end, kind });
+    }
+  }
+  return spans;
+}
+
+/** Luhn checksum (ISO/IEC 7812) over a string of digits. */
+export function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i -= 1) {
+    let d = digits.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return false;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
