@@ -6,7 +6,8 @@
 //   npm run bench:soak -- --minutes 10 --rps 20          (PGlite in a temporary DATA_DIR)
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:soak -- --minutes 60
 //       (database contextd_bench_soak; --reset starts it empty)
-//   options: --warmup-minutes W (default min(3, minutes/3)), --sample-seconds S (default 30)
+//   options: --warmup-minutes W (default min(3, minutes/3)), --sample-seconds S (default 30),
+//   --database NAME (default contextd_bench_soak; two runs side by side need two databases)
 //
 // The mix, per step: 45% channel events (1–5 per batch, 12 channels, replies, threads, reactions,
 // edits), and 55% a bot turn: a context call on one of the live sessions (varied message text,
@@ -55,9 +56,13 @@ const MODELS = [
   'gpt-4o-mini',
 ];
 
-async function openSoakDatabase(): Promise<{ database: Database; cleanup: () => void }> {
+async function openSoakDatabase(): Promise<{ database: Database; url?: string; cleanup: () => void }> {
   if (process.env.DATABASE_URL) {
-    return { database: await openBenchDatabase('contextd_bench_soak'), cleanup: () => {} };
+    const name = arg('database') ?? 'contextd_bench_soak';
+    // The job queue (pg-boss) lives in the same database as the app's tables, as in production.
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${name}`;
+    return { database: await openBenchDatabase(name), url: url.toString(), cleanup: () => {} };
   }
   // On disk, not memory://: an in-memory database would grow with the data and hide our heap.
   const dir = mkdtempSync(join(tmpdir(), 'contextd-soak-'));
@@ -67,13 +72,13 @@ async function openSoakDatabase(): Promise<{ database: Database; cleanup: () => 
 }
 
 async function main(): Promise<void> {
-  const { database, cleanup } = await openSoakDatabase();
+  const { database, url, cleanup } = await openSoakDatabase();
   const config = parseConfig({
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '100000000',
     COMPACTION_WORKERS: '1',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...(url ? { DATABASE_URL: url } : {}),
   });
   const deps = localDeps(config, database);
   const app = await buildApp(deps, { logger: false });

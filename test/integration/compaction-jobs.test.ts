@@ -53,6 +53,30 @@ describe.runIf(usesRealPostgres)('compaction jobs on PostgreSQL (pg-boss)', () =
     expect(job?.output).toEqual({ result: 'done by the second worker' });
     expect(completions).toEqual([jobId]);
   }, 60_000);
+
+  it('instances starting together on a fresh database all create and use the one queue', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const config = { DATABASE_URL: fresh.url!, COMPACTION_JOB_EXPIRE_SECONDS: 60 };
+      const queues = Array.from({ length: 6 }, () =>
+        createCompactionQueue({ database: fresh.database, config }),
+      );
+      try {
+        // pg-boss's create_queue deadlocks when two run at once; every start must still succeed.
+        const results = await Promise.all(
+          queues.map((queue, i) =>
+            queue.enqueue({ tenantId: 't1', sessionId: `s${i % 2}`, reason: 'start' }),
+          ),
+        );
+        expect(results.filter((r) => r.jobId !== null)).toHaveLength(2);
+        expect(results.filter((r) => r.deduplicated)).toHaveLength(4);
+      } finally {
+        await Promise.all(queues.map((queue) => queue.stop()));
+      }
+    } finally {
+      await fresh.drop();
+    }
+  }, 60_000);
 });
 
 describe('compaction jobs in process (embedded)', () => {

@@ -34,10 +34,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitUntil(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
+async function waitUntil(
+  what: string,
+  ms: number,
+  check: () => Promise<boolean>,
+  gaveUp: () => boolean = () => false,
+): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
-    if (await check().catch(() => false)) return;
+    if (gaveUp() || (await check().catch(() => false))) return;
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await sleep(100);
   }
@@ -93,6 +98,14 @@ export interface UnplannedExit {
   lastError: string;
 }
 
+/** A start that ended before /healthz answered (a lost port race is retried on a new port). */
+export interface StartFailure {
+  instance: number;
+  attempt: number;
+  /** The exit status or timeout and the last lines the process wrote. */
+  tail: string;
+}
+
 const live = new Set<ChaosCluster>();
 
 /** Stops every cluster still running (a signal or a watchdog ends the harness early). */
@@ -113,6 +126,7 @@ export class ChaosCluster {
   private readonly logs: WriteStream[] = [];
   private stopping: Promise<void> | null = null;
   readonly unplannedExits: UnplannedExit[] = [];
+  readonly startFailures: StartFailure[] = [];
   private readonly restarts = new Set<Promise<void>>();
 
   constructor(private readonly options: ChaosClusterOptions) {
@@ -265,7 +279,26 @@ export class ChaosCluster {
     this.redis = null;
   }
 
+  /**
+   * Starts an instance and waits for /healthz. An instance that exits before it answers did not
+   * start: that is recorded apart from crashes, and only a lost port race (another process took
+   * the free port first: EADDRINUSE) is retried, on a new port. Anything else fails the run with
+   * the instance's last log lines.
+   */
   async startInstance(instance: Instance): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      const failure = await this.spawnInstance(instance);
+      if (!failure) return;
+      this.startFailures.push({ instance: instance.index, attempt, tail: failure });
+      if (!/EADDRINUSE/.test(failure) || attempt >= 3) {
+        throw new Error(`contextd instance ${instance.index} did not start:\n${failure}`);
+      }
+      instance.port = await freePort();
+    }
+  }
+
+  /** One start: undefined once healthy, else why not (the last lines the process wrote). */
+  private async spawnInstance(instance: Instance): Promise<string | undefined> {
     instance.url = `http://127.0.0.1:${instance.port}`;
     const child = this.spawnLogged(
       `contextd-${instance.index}`,
@@ -290,30 +323,55 @@ export class ChaosCluster {
     );
     instance.child = child;
     instance.stopped = false;
+    let ready = false;
     let lastError = '';
-    const keepLastError = (chunk: Buffer) => {
+    const tail: string[] = [];
+    const keep = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n')) {
+        if (!line.trim()) continue;
+        tail.push(line.slice(0, 600));
+        if (tail.length > 20) tail.shift();
         if (/"level":(50|60)/.test(line)) lastError = line.slice(0, 600);
       }
     };
-    child.stdout?.on('data', keepLastError);
-    child.stderr?.on('data', keepLastError);
-    child.once('exit', (code, sig) => {
-      if (instance.child !== child || this.stopping) return;
-      this.unplannedExits.push({ instance: instance.index, at: Date.now(), code, signal: sig, lastError });
-      instance.child = null;
-      const restart = sleep(500)
-        .then(() => (this.stopping ? undefined : this.startInstance(instance)))
-        .catch(() => {})
-        .finally(() => this.restarts.delete(restart));
-      this.restarts.add(restart);
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    let gone = false;
+    const exit = new Promise<string>((resolve) => {
+      child.once('exit', (code, sig) => {
+        resolve(`exit ${code ?? sig}\n${tail.join('\n')}`);
+        gone = true;
+        if (!ready || instance.child !== child || this.stopping) return;
+        this.unplannedExits.push({ instance: instance.index, at: Date.now(), code, signal: sig, lastError });
+        instance.child = null;
+        const restart = sleep(500)
+          .then(() => (this.stopping ? undefined : this.startInstance(instance)))
+          .catch(() => {})
+          .finally(() => this.restarts.delete(restart));
+        this.restarts.add(restart);
+      });
     });
-    await waitUntil(`contextd instance ${instance.index} to answer /healthz`, 60_000, async () => {
-      if (child.exitCode !== null)
-        throw new Error(`instance ${instance.index} exited with ${child.exitCode}`);
-      const response = await fetch(`${instance.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
-      return response.ok;
-    });
+    const healthy = waitUntil(
+      `contextd instance ${instance.index} to answer /healthz`,
+      90_000,
+      async () => {
+        const response = await fetch(`${instance.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+        return response.ok;
+      },
+      () => gone,
+    ).then(
+      () => undefined,
+      (error: Error) => `${error.message}\n${tail.join('\n')}`,
+    );
+    const failure = await Promise.race([exit, healthy]);
+    if (failure === undefined) {
+      ready = true;
+      return undefined;
+    }
+    if (instance.child === child) instance.child = null;
+    signal(child.pid, 'SIGKILL');
+    await exited(child);
+    return failure;
   }
 
   async killInstance(instance: Instance): Promise<void> {

@@ -11,7 +11,7 @@ import { runMigrations } from '../../../src/db/migrate.js';
 import type { ChannelEvent } from '../../../src/modules/channels/core/channel-events.js';
 import type { MessageState } from '../../../src/modules/channels/core/ingest-apply.js';
 import { rng } from '../measure.js';
-import { ChaosCluster, sleep, type Instance, type UnplannedExit } from './cluster.js';
+import { ChaosCluster, sleep, type Instance, type StartFailure, type UnplannedExit } from './cluster.js';
 import { chaosHistory, expectedState } from './events.js';
 
 export const FAULT_KINDS = [
@@ -83,6 +83,8 @@ export interface ChaosReport {
   wrongSamples: Partial<Record<WrongStateKind, string[]>>;
   /** Instances that exited on their own (crashed) and were restarted by the harness. */
   unplannedExits: UnplannedExit[];
+  /** Starts that ended before /healthz answered (a lost port race is retried on a new port). */
+  startFailures: StartFailure[];
   /** Messages left out of the comparison because an unacknowledged event touched them. */
   unverifiable: number;
   /** Responses by status (`network`, `timeout` for no response). */
@@ -297,6 +299,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
       serverErrorsByFault,
       faults,
       unplannedExits: cluster.unplannedExits,
+      startFailures: cluster.startFailures,
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
@@ -463,9 +466,13 @@ export function formatReport(report: ChaosReport): string {
   );
   for (const f of report.faults.filter((x) => x.error)) row(`  fault error: ${f.kind}`, f.error!);
   row('instance crashes (restarted)', report.unplannedExits.length);
+  row('instance starts retried', report.startFailures.length);
   row('seconds', report.seconds.toFixed(1));
   for (const exit of report.unplannedExits) {
     lines.push(`  crash: instance ${exit.instance} exit ${exit.code ?? exit.signal}: ${exit.lastError}`);
+  }
+  for (const failure of report.startFailures) {
+    lines.push(`  start failed: instance ${failure.instance}, attempt ${failure.attempt}: ${failure.tail}`);
   }
   for (const sample of report.lostSamples) lines.push(`  lost: ${sample}`);
   for (const [kind, samples] of Object.entries(report.wrongSamples)) {

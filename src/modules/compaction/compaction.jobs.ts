@@ -64,9 +64,38 @@ export function createCompactionQueue(params: {
   return createInProcessQueue();
 }
 
+/** PostgreSQL's deadlock and unique-violation codes: what two concurrent queue creations end in. */
+const CREATE_RACE_CODES = new Set(['40P01', '23505']);
+
+/**
+ * Creates the compaction queue once per database, however many instances start together.
+ * pg-boss's create_queue inserts the queue row and then adds foreign keys to it in one
+ * transaction, so two instances creating it at once can deadlock; the loser retries, and by then
+ * the winner's row is there.
+ */
+async function ensureQueue(instance: PgBoss, options: QueueOptions): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    if (await instance.getQueue(COMPACTION_QUEUE)) return;
+    try {
+      await instance.createQueue(COMPACTION_QUEUE, {
+        name: COMPACTION_QUEUE,
+        policy: 'stately',
+        expireInSeconds: options.expireInSeconds,
+        ...RETRY,
+      });
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= 5 || typeof code !== 'string' || !CREATE_RACE_CODES.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
+    }
+  }
+}
+
 function createPgBossQueue(connectionString: string, options: QueueOptions): CompactionQueue {
   let started: Promise<PgBoss> | null = null;
   // Started on first use: an instance that never queues or works a compaction opens no connection.
+  // A start that failed is not kept: the next use tries again.
   const boss = () =>
     (started ??= (async () => {
       const instance = new PgBoss({
@@ -80,14 +109,15 @@ function createPgBossQueue(connectionString: string, options: QueueOptions): Com
       instance.on('error', () => {
         // Connection errors surface on the next call; the queue's own loop retries.
       });
-      await instance.start();
-      await instance.createQueue(COMPACTION_QUEUE, {
-        name: COMPACTION_QUEUE,
-        policy: 'stately',
-        expireInSeconds: options.expireInSeconds,
-        ...RETRY,
-      });
-      return instance;
+      try {
+        await instance.start();
+        await ensureQueue(instance, options);
+        return instance;
+      } catch (error) {
+        started = null;
+        await instance.stop({ graceful: false, wait: true }).catch(() => {});
+        throw error;
+      }
     })());
   const workers: string[] = [];
   return {
