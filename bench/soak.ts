@@ -251,6 +251,7 @@ async function main(): Promise<void> {
   interface Sample {
     minute: number;
     heapMb: number;
+    heapTotalMb: number;
     rssMb: number;
     externalMb: number;
   }
@@ -265,6 +266,7 @@ async function main(): Promise<void> {
     const s = {
       minute,
       heapMb: memory.heapUsed / MB,
+      heapTotalMb: memory.heapTotal / MB,
       rssMb: memory.rss / MB,
       externalMb: memory.external / MB,
     };
@@ -276,6 +278,7 @@ async function main(): Promise<void> {
       steps,
       failures,
       'heap MB': s.heapMb.toFixed(1),
+      'V8 committed MB': s.heapTotalMb.toFixed(1),
       'RSS MB': s.rssMb.toFixed(1),
       'external MB': s.externalMb.toFixed(1),
       'step p50 ms': ms(l.p50),
@@ -303,11 +306,31 @@ async function main(): Promise<void> {
     const last = steady.at(-1)!;
     const growth = (from: number, to: number) =>
       `${(to - from).toFixed(1)} MB (${(((to - from) / from) * 100).toFixed(1)}%)`;
-    const hours = (last.minute - first.minute) / 60;
+    // One sample against another moves by tens of MB (allocator pages kept and returned), so the
+    // level is also compared as medians of the first and last fifth of the steady samples, and
+    // the trend as a least-squares slope over all of them.
+    const fifth = Math.max(1, Math.floor(steady.length / 5));
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const mid = sorted.length >> 1;
+      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    };
+    const early = median(steady.slice(0, fifth).map((x) => x.rssMb));
+    const late = median(steady.slice(-fifth).map((x) => x.rssMb));
+    const meanMinute = steady.reduce((a, x) => a + x.minute, 0) / steady.length;
+    const meanRss = steady.reduce((a, x) => a + x.rssMb, 0) / steady.length;
+    const slopePerMinute =
+      steady.reduce((a, x) => a + (x.minute - meanMinute) * (x.rssMb - meanRss), 0) /
+      Math.max(
+        steady.reduce((a, x) => a + (x.minute - meanMinute) ** 2, 0),
+        1e-9,
+      );
     console.log(
       `\nafter warm-up (${first.minute.toFixed(1)} → ${last.minute.toFixed(1)} min): heap ${growth(first.heapMb, last.heapMb)}, ` +
-        `RSS ${growth(first.rssMb, last.rssMb)}; RSS range ${Math.min(...steady.map((s) => s.rssMb)).toFixed(1)}–${Math.max(...steady.map((s) => s.rssMb)).toFixed(1)} MB; ` +
-        `RSS slope ${((last.rssMb - first.rssMb) / Math.max(hours, 1e-9)).toFixed(1)} MB/h`,
+        `RSS first→last ${growth(first.rssMb, last.rssMb)}; RSS median of the first and last ${fifth} samples ` +
+        `${growth(early, late)}; RSS range ${Math.min(...steady.map((x) => x.rssMb)).toFixed(1)}–` +
+        `${Math.max(...steady.map((x) => x.rssMb)).toFixed(1)} MB; RSS least-squares slope ` +
+        `${(slopePerMinute * 60).toFixed(1)} MB/h (${((slopePerMinute * 60 * 100) / meanRss).toFixed(1)}% of the mean per hour)`,
     );
   }
   console.log(
