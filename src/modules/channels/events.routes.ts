@@ -99,6 +99,9 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
             body: await services.ingest.ingest({ tenantId, events: request.body.events }, tx),
           }),
         );
+        if (!reply.replayed) {
+          services.ingestMetrics.observe(reply.body.results, (i) => request.body.events[i]!.platform);
+        }
         return reply.body;
       },
     );
@@ -134,6 +137,7 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
           }),
         );
         if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        else services.ingestMetrics.observe(result.body.results, () => platform);
         return result.body;
       },
     );

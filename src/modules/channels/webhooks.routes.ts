@@ -48,6 +48,7 @@ export function webhooksRoutes(services: Services, deps: AppDeps): FastifyPlugin
       if (result.kind === 'ignored')
         return { ok: true as const, outcome: 'ignored' as const, reason: result.reason };
       const ingested = await services.ingest.ingest({ tenantId, events: result.events });
+      services.ingestMetrics.observe(ingested.results, () => platform);
       return { ok: true as const, outcome: 'ingested' as const, ...ingested };
     };
 

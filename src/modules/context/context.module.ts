@@ -16,12 +16,14 @@ import type { ManifestService } from '../sessions/manifest.service.js';
 import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { createToolsService } from '../tools/tools.service.js';
+import { createToolMetrics, withToolMetrics } from '../tools/tools.metrics.js';
+import { createContextMetrics } from './context.metrics.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 import type { CompactionModule } from '../compaction/compaction.module.js';
 import { createContextCompaction } from './context.compaction.js';
 
 export function createContextServices(
-  deps: Pick<AppDeps, 'database' | 'config' | 'estimator' | 'clock'>,
+  deps: Pick<AppDeps, 'database' | 'config' | 'estimator' | 'clock' | 'metrics'>,
   built: {
     transcript: TranscriptService;
     channels: ChannelsService;
@@ -58,24 +60,27 @@ export function createContextServices(
       settings: built.compaction.settings,
     }),
   });
-  const tools = createToolsService({
-    sessions,
-    channels: built.channels,
-    channelSearch: built.channelSearch,
-    memorySearch: built.memorySearch,
-    offload: built.offload,
-    context,
-    blobs: built.blobs,
-    channelMedia: createChannelMediaRepository(db),
-    idempotency: built.idempotency,
-    compaction: built.compaction,
-    clock: deps.clock,
-  });
+  const tools = withToolMetrics(
+    createToolsService({
+      sessions,
+      channels: built.channels,
+      channelSearch: built.channelSearch,
+      memorySearch: built.memorySearch,
+      offload: built.offload,
+      context,
+      blobs: built.blobs,
+      channelMedia: createChannelMediaRepository(db),
+      idempotency: built.idempotency,
+      compaction: built.compaction,
+      clock: deps.clock,
+    }),
+    createToolMetrics(deps.metrics.registry),
+  );
   const lanes = createLanesService({
     sessions,
     context: contextRepository,
     idempotency: built.idempotency,
     clock: deps.clock,
   });
-  return { context, tools, lanes };
+  return { context, tools, lanes, contextMetrics: createContextMetrics(deps.metrics.registry) };
 }

@@ -1,0 +1,29 @@
+// Ingest's Prometheus series: channel events applied, by platform and outcome. Counted once the
+// batch is committed and not for an Idempotency-Key replay (docs/operations.md, Metrics).
+import { Counter, type Registry } from 'prom-client';
+import { supportedPlatforms } from '../../platforms/index.js';
+import type { IngestItemResult } from './ingest.service.js';
+
+/** Normalized events may name any platform; the label keeps the three we know, else `other`. */
+export function platformLabel(platform: string): string {
+  return (supportedPlatforms as readonly string[]).includes(platform) ? platform : 'other';
+}
+
+export function createIngestMetrics(registry: Registry) {
+  const events = new Counter({
+    name: 'contextd_events_ingested_total',
+    help: 'Channel events applied, by platform and outcome (created, updated, duplicate, ignored)',
+    labelNames: ['platform', 'outcome'] as const,
+    registers: [registry],
+  });
+  return {
+    /** `platformOf` gives the platform of the batch's event at an index. */
+    observe(results: readonly IngestItemResult[], platformOf: (index: number) => string): void {
+      for (const item of results) {
+        events.inc({ platform: platformLabel(platformOf(item.index)), outcome: item.outcome });
+      }
+    },
+  };
+}
+
+export type IngestMetrics = ReturnType<typeof createIngestMetrics>;
