@@ -1,0 +1,151 @@
+// The bot loop's calls over openapi-fetch, typed by the generated schema: forward events, get the
+// session, ask for the context of a turn, append the model's turns, run contextd's tools. Any
+// other operation is `client.api`, the generated openapi-fetch client itself.
+import createClient from 'openapi-fetch';
+import { ContextdError, FORMAT_MISMATCH } from './errors.js';
+import type { operations, paths } from './schema.js';
+
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+type RequestOf<Op extends keyof operations> = JsonOf<operations[Op]['requestBody']>;
+type ReplyOf<Op extends keyof operations, Status extends keyof operations[Op]['responses']> = JsonOf<
+  operations[Op]['responses'][Status]
+>;
+
+export type IngestEvent = RequestOf<'ingestEvents'>['events'][number];
+export type IngestReply = ReplyOf<'ingestEvents', 200>;
+export type SessionParams = RequestOf<'createSession'>;
+export type SessionReply = ReplyOf<'createSession', 200 | 201>;
+export type Session = ReplyOf<'getSession', 200>;
+export type ContextRequest = RequestOf<'getContext'>;
+export type ContextFormat = NonNullable<ContextRequest['format']>;
+export type ContextReply<Format extends ContextFormat = ContextFormat> = Extract<
+  ReplyOf<'getContext', 200>,
+  { format: Format }
+>;
+export type Turn = RequestOf<'appendTurns'>['turns'][number];
+export type AppendTurnsReply = ReplyOf<'appendTurns', 201>;
+export type ToolInput = NonNullable<RequestOf<'runTool'>['input']>;
+export type ToolResult = ReplyOf<'runTool', 200>;
+
+export interface ContextdClientOptions {
+  /** Where contextd answers, e.g. `http://localhost:8080`. */
+  baseUrl: string;
+  /** The tenant's API key, sent as `Authorization: Bearer …`. */
+  apiKey: string;
+  /** A fetch to use instead of the global one (a proxy agent, a test's recorder). */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+export interface WriteOptions {
+  /** Sent as `Idempotency-Key`: a retried call with the same key and body gets the first reply. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+type Outcome = { data?: unknown; error?: unknown; response: Response };
+
+/** The reply's body on success; a ContextdError for any other status, or a success without a body. */
+async function settle<O extends Outcome>(pending: Promise<O>): Promise<NonNullable<O['data']>> {
+  const { data, error, response } = await pending;
+  if (error !== undefined || !response.ok || data === undefined || data === null) {
+    throw ContextdError.fromReply(response, error);
+  }
+  return data;
+}
+
+export function createContextdClient(options: ContextdClientOptions) {
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl,
+    headers: { authorization: `Bearer ${options.apiKey}` },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const idempotency = (opts: WriteOptions = {}) => ({ 'idempotency-key': opts.idempotencyKey });
+
+  /**
+   * `POST /v1/sessions/{id}/context`: the payload of this turn. In the default (Anthropic) format,
+   * `reply.payload` spreads into `anthropic.messages.create({ ...reply.payload })` as it is.
+   */
+  function context(
+    sessionId: string,
+    body: ContextRequest & { format?: 'anthropic' },
+    opts?: WriteOptions,
+  ): Promise<ContextReply<'anthropic'>>;
+  function context(
+    sessionId: string,
+    body: ContextRequest & { format: 'openai' },
+    opts?: WriteOptions,
+  ): Promise<ContextReply<'openai'>>;
+  function context(sessionId: string, body: ContextRequest, opts?: WriteOptions): Promise<ContextReply>;
+  async function context(
+    sessionId: string,
+    body: ContextRequest,
+    opts?: WriteOptions,
+  ): Promise<ContextReply> {
+    const reply: ContextReply = await settle(
+      api.POST('/v1/sessions/{id}/context', {
+        params: { header: idempotency(opts), path: { id: sessionId } },
+        body,
+        signal: opts?.signal,
+      }),
+    );
+    // The overloads promise the format asked for; a reply in another one is not handed on as it.
+    const asked = body.format ?? 'anthropic';
+    if (reply.format !== asked) {
+      const message = `asked for the ${asked} format, got ${reply.format}`;
+      throw new ContextdError(200, FORMAT_MISMATCH, message, undefined, undefined);
+    }
+    return reply;
+  }
+
+  return {
+    api,
+
+    /** `POST /v1/events`: 1–500 normalized channel events, each with its outcome. */
+    ingest: (events: IngestEvent[], opts?: WriteOptions): Promise<IngestReply> =>
+      settle(
+        api.POST('/v1/events', {
+          params: { header: idempotency(opts) },
+          body: { events },
+          signal: opts?.signal,
+        }),
+      ),
+
+    /** `POST /v1/sessions`: the live session for these parameters, created when there is none. */
+    session: (params: SessionParams, opts?: WriteOptions): Promise<SessionReply> =>
+      settle(
+        api.POST('/v1/sessions', {
+          params: { header: idempotency(opts) },
+          body: params,
+          signal: opts?.signal,
+        }),
+      ),
+
+    /** `GET /v1/sessions/{id}`: the session with its counters and calibration. */
+    getSession: (sessionId: string, opts?: { signal?: AbortSignal }): Promise<Session> =>
+      settle(api.GET('/v1/sessions/{id}', { params: { path: { id: sessionId } }, signal: opts?.signal })),
+
+    context,
+
+    /** `POST /v1/sessions/{id}/turns`: the model's turns (and tool results) as they were sent. */
+    appendTurns: (sessionId: string, turns: Turn[], opts?: WriteOptions): Promise<AppendTurnsReply> =>
+      settle(
+        api.POST('/v1/sessions/{id}/turns', {
+          params: { header: idempotency(opts), path: { id: sessionId } },
+          body: { turns },
+          signal: opts?.signal,
+        }),
+      ),
+
+    /** `POST /v1/sessions/{id}/tools/{name}`: runs one of contextd's tools for a tool_use block. */
+    runTool: (sessionId: string, name: string, input: ToolInput, opts?: WriteOptions): Promise<ToolResult> =>
+      settle(
+        api.POST('/v1/sessions/{id}/tools/{name}', {
+          params: { header: idempotency(opts), path: { id: sessionId, name } },
+          body: { input },
+          signal: opts?.signal,
+        }),
+      ),
+  };
+}
+
+export type ContextdClient = ReturnType<typeof createContextdClient>;
