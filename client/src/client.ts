@@ -22,9 +22,17 @@ export type ContextReply<Format extends ContextFormat = ContextFormat> = Extract
   ReplyOf<'getContext', 200>,
   { format: Format }
 >;
-export type Turn = RequestOf<'appendTurns'>['turns'][number];
+type TurnBody = RequestOf<'appendTurns'>['turns'][number];
+/**
+ * A turn to append. Content blocks are any objects with a `type`, so the SDK's `message.content`
+ * goes in as it came back (the generated type asks for an index signature the SDK's interfaces
+ * lack); contextd checks every block and answers 400 naming the path of a bad one.
+ */
+export type Turn = Omit<TurnBody, 'content'> & { content: string | readonly ContentBlockLike[] };
+/** An SDK block (an interface) or a block written inline (an object literal with more fields). */
+type ContentBlockLike = { type: string } | { type: string; [field: string]: unknown };
 export type AppendTurnsReply = ReplyOf<'appendTurns', 201>;
-export type ToolInput = NonNullable<RequestOf<'runTool'>['input']>;
+type ToolBody = RequestOf<'runTool'>;
 export type ToolResult = ReplyOf<'runTool', 200>;
 
 export interface ContextdClientOptions {
@@ -131,17 +139,22 @@ export function createContextdClient(options: ContextdClientOptions) {
       settle(
         api.POST('/v1/sessions/{id}/turns', {
           params: { header: idempotency(opts), path: { id: sessionId } },
-          body: { turns },
+          // The one widening above (Turn's content blocks); the shapes are otherwise the same.
+          body: { turns: turns as TurnBody[] },
           signal: opts?.signal,
         }),
       ),
 
-    /** `POST /v1/sessions/{id}/tools/{name}`: runs one of contextd's tools for a tool_use block. */
-    runTool: (sessionId: string, name: string, input: ToolInput, opts?: WriteOptions): Promise<ToolResult> =>
+    /**
+     * `POST /v1/sessions/{id}/tools/{name}`: runs one of contextd's tools for a tool_use block.
+     * `input` is the block's input as the SDK types it (`unknown`); contextd validates it (an input
+     * that is not the tool's object is a 400 naming the field).
+     */
+    runTool: (sessionId: string, name: string, input: unknown, opts?: WriteOptions): Promise<ToolResult> =>
       settle(
         api.POST('/v1/sessions/{id}/tools/{name}', {
           params: { header: idempotency(opts), path: { id: sessionId, name } },
-          body: { input },
+          body: { input: input as ToolBody['input'] },
           signal: opts?.signal,
         }),
       ),

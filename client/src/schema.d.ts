@@ -2602,9 +2602,9 @@ export interface operations {
                         /** @description provider usage of the call that produced this assistant turn */
                         usage?: {
                             input_tokens: number;
-                            output_tokens?: number;
-                            cache_creation_input_tokens?: number;
-                            cache_read_input_tokens?: number;
+                            output_tokens?: number | null;
+                            cache_creation_input_tokens?: number | null;
+                            cache_read_input_tokens?: number | null;
                         };
                         model?: string;
                         /** @description where the turn came from */

@@ -74,12 +74,22 @@ export const sessionResultSchema = z.object({
   reason: z.enum(['new', 'stale', 'existing', 'reset']),
 });
 
-const usageSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative().optional(),
-  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
-  cache_read_input_tokens: z.number().int().nonnegative().optional(),
-});
+// A message's `usage` as the Anthropic SDK returns it: the counts it may leave out are `null` there,
+// read here as not reported (dropped), so the bot can send `message.usage` as it is.
+const reportedCount = z.number().int().nonnegative();
+const usageSchema = z
+  .object({
+    input_tokens: reportedCount,
+    output_tokens: reportedCount.nullish(),
+    cache_creation_input_tokens: reportedCount.nullish(),
+    cache_read_input_tokens: reportedCount.nullish(),
+  })
+  .transform(({ input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }) => ({
+    input_tokens,
+    ...(output_tokens == null ? {} : { output_tokens }),
+    ...(cache_creation_input_tokens == null ? {} : { cache_creation_input_tokens }),
+    ...(cache_read_input_tokens == null ? {} : { cache_read_input_tokens }),
+  }));
 
 const turnSchema = z.object({
   role: z.enum(['user', 'assistant']),
