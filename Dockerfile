@@ -6,6 +6,9 @@ ENV NODE_ENV=production
 # steady load instead of drifting with pages the allocator keeps (docs/operations.md, "Memory").
 ENV MALLOC_ARENA_MAX=2
 COPY package.json package-lock.json ./
+# The root is an npm workspace (client/, the typed client): npm ci installs what the lockfile names
+# for it, so its package.json comes along (only that; the service does not import the client).
+COPY client/package.json ./client/
 COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
