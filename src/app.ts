@@ -12,7 +12,7 @@ import { frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerJsonBodyParser } from './http/json-body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { metricsRoutes, registerMetrics } from './http/metrics.js';
-import { documentComponents, documentRoute } from './http/openapi-transform.js';
+import { apiTags, documentComponents, documentRoute } from './http/openapi-transform.js';
 import { registerRetentionJob } from './modules/retention/retention.job.js';
 import { healthRoutes, type Lifecycle } from './http/health.routes.js';
 import { registerV1Routes } from './modules/routes.js';
@@ -114,6 +114,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
         version: API_VERSION,
       },
       servers: [{ url: '/', description: 'the contextd instance serving this document' }],
+      tags: apiTags,
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key' } },
       },
