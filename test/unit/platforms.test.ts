@@ -299,6 +299,17 @@ describe('Telegram', () => {
           reply_to_id: '1300',
           channel: { kind: 'group', name: 'Dev team' },
         },
+        {
+          // The replied-to message comes whole: a copy that fills it until its own create.
+          type: 'message.created',
+          platform: 'telegram',
+          channel_id: '-1001234567890',
+          message_id: '1300',
+          ts: '2023-11-14T21:56:40.000Z',
+          author: { id: '111', is_bot: false, name: 'Ivan Petrov' },
+          text: 'earlier',
+          is_copy: true,
+        },
       ],
     });
   });
@@ -369,7 +380,10 @@ describe('Telegram', () => {
     });
     expect(doc).toMatchObject({
       events: [
-        { text: '', media: [{ filename: 'report.pdf', media_type: 'application/pdf', byte_length: 5000 }] },
+        {
+          text: '[file: report.pdf]',
+          media: [{ filename: 'report.pdf', media_type: 'application/pdf', byte_length: 5000 }],
+        },
       ],
     });
   });
@@ -487,7 +501,7 @@ describe('Discord', () => {
           message_id: '1180000000000000001',
           ts: '2023-11-26T10:00:00.123Z',
           author: { id: '80351110224678912', is_bot: false, name: 'Nel' },
-          text: 'see the log',
+          text: 'see the log\n\n[attachment: log.txt]',
           reply_to_id: '1179999999999999999',
           media: [
             {
@@ -621,7 +635,9 @@ describe('Discord', () => {
       },
       ctx,
     );
-    expect(remove).toMatchObject({ events: [{ type: 'reaction.removed', reaction: 'LUL' }] });
+    expect(remove).toMatchObject({
+      events: [{ type: 'reaction.removed', reaction: '41771983429993937', reaction_name: 'LUL' }],
+    });
   });
 
   it('derives times from snowflakes and ignores system messages and other dispatches', () => {
