@@ -57,6 +57,44 @@ function where(envelope: Record<string, unknown>, d: Record<string, unknown>) {
   return { channel_id: channelId };
 }
 
+/**
+ * A reply carries the message it replies to (`referenced_message`): a copy fills that message's
+ * row until its own create arrives (docs/channels.md, copies); an edited one brings its edit.
+ */
+function referencedCopy(
+  d: Record<string, unknown>,
+  place: { channel_id: string; thread_id?: string; topic_id?: string },
+  replyTo: string,
+): ChannelEvent[] {
+  const ref = isRecord(d.referenced_message) ? d.referenced_message : undefined;
+  if (!ref || str(ref.id) !== replyTo || !isRecord(ref.author) || !str(ref.author.id)) return [];
+  const ts = normalizeTime(ref.timestamp) ?? snowflakeTime(replyTo);
+  if (!ts) return [];
+  const text = renderDiscordMessage(ref);
+  const files = attachments(ref);
+  if (!text && files.length === 0) return [];
+  const common = {
+    platform: 'discord',
+    channel_id: place.channel_id,
+    message_id: replyTo,
+    author: author(ref),
+    text,
+    ...(files.length > 0 ? { media: files } : {}),
+  };
+  const events: ChannelEvent[] = [{ type: 'message.created', ...common, ts, is_copy: true }];
+  const editedAt = normalizeTime(ref.edited_timestamp);
+  // Built as MESSAGE_UPDATE builds the same edit, so the two are one edit whichever comes first.
+  if (editedAt)
+    events.push({
+      type: 'message.edited',
+      ...common,
+      ts: editedAt,
+      message_ts: ts,
+      ...(Array.isArray(ref.attachments) ? { media: files } : {}),
+    });
+  return events;
+}
+
 export function discordDispatchToEvents(payload: unknown, context: AdapterContext): AdapterResult {
   if (!isRecord(payload) || !str(payload.t) || !isRecord(payload.d)) {
     return ignored('not a Discord gateway dispatch ({ t, d })');
@@ -106,7 +144,7 @@ export function discordDispatchToEvents(payload: unknown, context: AdapterContex
         ...(files.length > 0 ? { media: files } : {}),
         ...(str(d.guild_id) ? {} : { channel: { kind: 'dm' as const } }),
       };
-      return { kind: 'events', events: [event] };
+      return { kind: 'events', events: [event, ...(replyTo ? referencedCopy(d, place, replyTo) : [])] };
     }
     case 'MESSAGE_UPDATE': {
       const id = str(d.id);
