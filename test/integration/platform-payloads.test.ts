@@ -98,3 +98,127 @@ describe('platform payload fixtures', () => {
     expect(missing).toEqual([]);
   });
 });
+
+const fixture = (name: string) => fixtures.find((f) => f.name === name)!;
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+describe('Slack app_mention', () => {
+  /** The `message` event Slack sends for the same message as the app_mention fixture. */
+  function messageEventFor() {
+    const envelope = clone(fixture('slack-app-mention').payload) as {
+      event: Record<string, unknown>;
+      event_id: string;
+    };
+    envelope.event_id = 'Ev0109message';
+    envelope.event = { ...envelope.event, type: 'message', channel_type: 'channel' };
+    return envelope;
+  }
+
+  it('is one message with its message event, in either order', async () => {
+    const rows: unknown[] = [];
+    for (const order of [
+      [fixture('slack-app-mention').payload, messageEventFor()],
+      [messageEventFor(), fixture('slack-app-mention').payload],
+    ]) {
+      const tenant = await ctx.tenant();
+      const outcomes = [];
+      for (const payload of order)
+        outcomes.push((await ingest(tenant, 'slack', payload)).results[0]!.outcome);
+      expect(outcomes).toEqual(['created', 'duplicate']);
+      const list = await tenant.inject({ url: '/v1/channels/slack/C0100/messages' });
+      const messages = list.json().messages as { message_id: string; text: string }[];
+      expect(messages.map((m) => [m.message_id, m.text])).toEqual([
+        ['1700000800.000900', '<@U0BOT> summarize this thread please'],
+      ]);
+      rows.push(
+        await queryRows(
+          ctx.deps.database.db,
+          sql`select message_id, thread_id, text, author_id, author_name, metadata, lane_key, is_placeholder
+              from channel_messages where tenant_id = ${tenant.tenantId} order by message_id`,
+        ),
+      );
+    }
+    expect(rows[0]).toEqual(rows[1]);
+  });
+});
+
+describe('Telegram thread roots', () => {
+  it('a forum topic read shows the topic as its root, filled from the reply copy', async () => {
+    const tenant = await ctx.tenant();
+    await ingest(tenant, 'telegram', fixture('telegram-forum-topic-message').payload);
+    const thread = await tenant.inject({ url: '/v1/channels/telegram/-1001500000000/threads/1800' });
+    expect(thread.statusCode).toBe(200);
+    expect(thread.json().root).toEqual({
+      message_id: '1800',
+      ts: '2023-11-14T22:13:20.000Z',
+      author: { user_id: '112', display_name: 'Olga', is_bot: false },
+      text: '[topic created] Q1 roadmap',
+      media: [],
+    });
+    expect(thread.json().replies.map((r: { text: string }) => r.text)).toEqual([
+      'first draft of the Q1 roadmap is up',
+    ]);
+    // The copy fills a placeholder: the message list shows only messages that arrived themselves.
+    const list = await tenant.inject({ url: '/v1/channels/telegram/-1001500000000/messages' });
+    expect(list.json().messages.map((m: { message_id: string }) => m.message_id)).toEqual(['2003']);
+  });
+
+  it('a reply chain root comes from reply_to_message and gives way to its own create', async () => {
+    const tenant = await ctx.tenant();
+    const reply = fixture('telegram-reply-with-quote').payload as { message: Record<string, unknown> };
+    await ingest(tenant, 'telegram', reply);
+    const read = async () =>
+      (await tenant.inject({ url: '/v1/channels/telegram/-1001500000000/threads/1990' })).json();
+    expect((await read()).root).toMatchObject({
+      message_id: '1990',
+      author: { user_id: '111', display_name: 'Ivan Petrov' },
+      text: 'The vendor patch lands Monday. Until then keep the feature flag off.',
+    });
+    const own = clone(reply.message.reply_to_message) as Record<string, unknown>;
+    own.text = 'The vendor patch lands Monday. Until then keep the feature flag off!';
+    const created = await ingest(tenant, 'telegram', { update_id: 900100, message: own });
+    expect(created.results[0]!.outcome).toBe('created');
+    expect((await read()).root.text).toBe(own.text);
+    // A later copy does not overwrite the message's own create.
+    await ingest(tenant, 'telegram', { ...reply, update_id: 900101 });
+    expect((await read()).root.text).toBe(own.text);
+  });
+});
+
+describe('Discord custom emoji', () => {
+  const reaction = (t: string, emoji: Record<string, unknown>, user: string, guild: string) => ({
+    op: 0,
+    t,
+    d: {
+      user_id: user,
+      channel_id: '1170000000000000000',
+      message_id: '1200000000000000001',
+      guild_id: guild,
+      emoji,
+      burst: false,
+      type: 0,
+    },
+  });
+  const reactionsOf = async (tenant: TestTenant) => {
+    const list = await tenant.inject({ url: '/v1/channels/discord/1170000000000000000/messages' });
+    return list.json().messages[0].reactions as Record<string, number>;
+  };
+
+  it('keeps two guilds’ :LUL: apart and lands a deleted emoji on the same key', async () => {
+    const tenant = await ctx.tenant();
+    await ingest(tenant, 'discord', fixture('discord-webhook-embed').payload);
+    const g1 = { id: '41771983429993937', name: 'LUL', animated: false };
+    const g2 = { id: '52881094530004048', name: 'LUL', animated: false };
+    await ingest(tenant, 'discord', reaction('MESSAGE_REACTION_ADD', g1, 'u1', 'g1'));
+    await ingest(tenant, 'discord', reaction('MESSAGE_REACTION_ADD', g2, 'u2', 'g2'));
+    expect(await reactionsOf(tenant)).toEqual({ 'LUL:41771983429993937': 1, 'LUL:52881094530004048': 1 });
+    // The emoji was deleted from guild 1: Discord sends its id with a null name.
+    await ingest(tenant, 'discord', reaction('MESSAGE_REACTION_ADD', { id: g1.id, name: null }, 'u3', 'g1'));
+    await ingest(
+      tenant,
+      'discord',
+      reaction('MESSAGE_REACTION_REMOVE', { id: g1.id, name: null }, 'u1', 'g1'),
+    );
+    expect(await reactionsOf(tenant)).toEqual({ 'LUL:41771983429993937': 1, 'LUL:52881094530004048': 1 });
+  });
+});
