@@ -39,7 +39,11 @@ const fixtures: Fixture[] = readdirSync(FIXTURES)
   }));
 
 async function ingest(tenant: TestTenant, platform: string, payload: unknown) {
-  const response = await tenant.inject({ method: 'POST', url: `/v1/events/${platform}`, payload });
+  const response = await tenant.inject({
+    method: 'POST',
+    url: `/v1/events/${platform}`,
+    payload: payload as Record<string, unknown>,
+  });
   expect(response.statusCode).toBe(200);
   return response.json() as { outcome: string; reason?: string; results: { outcome: string }[] };
 }
@@ -86,14 +90,14 @@ describe('platform payload fixtures', () => {
           missing.push(`${fixture.name}: ${JSON.stringify(once)} not stored once`);
       coverage.set(fixture.platform, row);
     }
-    console.log(
+    process.stdout.write(
       [
         'platform  fixtures  refused  visible strings  stored',
         ...[...coverage].map(
           ([p, r]) =>
             `${p.padEnd(9)} ${String(r.fixtures).padStart(8)} ${String(r.refused).padStart(8)} ${String(r.strings).padStart(16)}  ${r.found}/${r.strings} (${((100 * r.found) / r.strings).toFixed(1)}%)`,
         ),
-      ].join('\n'),
+      ].join('\n') + '\n',
     );
     expect(missing).toEqual([]);
   });
