@@ -7,6 +7,7 @@
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
+import type { Clock } from '../../shared/clock.js';
 import { assembleContext, type SystemSection } from './core/assemble.js';
 import { DEFAULT_SAFETY_MARGIN } from './core/budget.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
@@ -40,7 +41,6 @@ import {
 import {
   channelContextInput,
   laneViewOf,
-  payloadSha256,
   type ContextReply,
   type ContextRequest,
   type LoggedBudget,
@@ -51,9 +51,10 @@ import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
+import { sha256Hex } from './core/payload-layout.js';
 
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
-export { contextLogView, payloadSha256 } from './context.types.js';
+export { contextLogView } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
 
 export function createContextService(deps: {
@@ -69,6 +70,8 @@ export function createContextService(deps: {
     | 'THREAD_BUDGET'
   >;
   estimator: TokenEstimator;
+  /** The time a call is logged at (assembly's "now" is the anchor's, never the clock). */
+  clock: Clock;
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
   channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
@@ -349,7 +352,8 @@ export function createContextService(deps: {
       });
 
     const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
-    const sha = payloadSha256(payload);
+    const payloadText = JSON.stringify(payload);
+    const sha = sha256Hex(payloadText);
     const replyFor = (turnSeq: number | null): ContextReply => ({
       payload,
       format: request.format ?? 'anthropic',
@@ -380,8 +384,10 @@ export function createContextService(deps: {
       lane,
       laneKey,
       sha,
+      payloadText,
       model,
       now,
+      calledAt: deps.clock.now(),
       deferredTools: deferredWithSchemas,
       onCommit: (tx, seq) => params.beforeCommit?.(tx, replyFor(seq)) ?? Promise.resolve(),
     });

@@ -1,6 +1,5 @@
 // The context call's request and reply as the service sees them, the audit row's budget, the
 // anchor's channel context as assembly takes it, and the view of a context_log row.
-import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { type AssembleResult, type ChannelContextInput, type CompactionMode } from './core/assemble.js';
@@ -72,10 +71,6 @@ export interface LoggedBudget extends BudgetReport {
   deferred_tools?: (DeferredTool & { input_schema?: unknown })[];
 }
 
-export function payloadSha256(payload: unknown): string {
-  return createHash('sha256').update(JSON.stringify(payload)).digest('hex');
-}
-
 /** The anchor's snapshot and thread as assembly takes them, with the message ids they show. */
 export function channelContextInput(
   session: SessionRow,
@@ -105,6 +100,8 @@ export function contextLogView(row: ContextLogRow) {
     budget,
     deferred_tools: (deferred ?? []).map((d) => d.name),
     created_at: row.createdAt.toISOString(),
+    anchor_at: row.anchorAt?.toISOString() ?? null,
+    replayable: row.payloadLayout !== null,
   };
 }
 
