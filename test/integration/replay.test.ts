@@ -99,7 +99,9 @@ describe('GET /v1/sessions/{id}/context-log/{seq}/payload', () => {
     }
     // The session was compacted along the way, so later payloads differ from a growing history.
     expect(compactedBeforeReply).toBeGreaterThan(0);
-  });
+    // 50 context calls, 50 appends and a compaction: longer than the default hook timeout on a
+    // loaded machine.
+  }, 300_000);
 
   it('returns every logged payload byte for byte, with the logged SHA-256', async () => {
     const log = await t.inject({ url: `/v1/sessions/${sessionId}/context-log?limit=100` });

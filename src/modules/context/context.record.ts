@@ -3,6 +3,7 @@
 // for replay), the manifest rows of attached media, the lane's attached-context marker and the
 // consumed pending slot.
 import type { Executor } from '../../db/client.js';
+import type { Clock } from '../../shared/clock.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { conflict } from '../../shared/errors.js';
 import type { SessionRow } from '../sessions/sessions.repository.js';
@@ -19,6 +20,7 @@ export function recordTurn(
     transcript: Pick<TranscriptService, 'appendTurns'>;
     manifest: Pick<ManifestService, 'record'>;
     context: ContextRepository;
+    clock: Clock;
   },
   params: {
     tenantId: string;
@@ -32,10 +34,8 @@ export function recordTurn(
     /** The payload's bytes, the ones `sha` is taken over (stored for replay). */
     payloadText: string;
     model: string;
-    /** Assembly's "now" (the anchor's time). */
+    /** Assembly's "now" (the anchor's time); the log's created_at is the clock's. */
     now: Date;
-    /** When the call was made. */
-    calledAt: Date;
     deferredTools: (DeferredTool & { input_schema?: unknown })[];
     /** Runs last in the transaction with the turn's seq (the Idempotency-Key record). */
     onCommit: (tx: Executor, seq: number) => Promise<void>;
@@ -44,6 +44,7 @@ export function recordTurn(
   const { context } = deps;
   const { tenantId, sessionId, request, result, session, lane, laneKey, sha, model, now } = params;
   const stored = splitPayload(params.payloadText);
+  const calledAt = deps.clock.now();
   return deps.transcript.appendTurns({
     tenantId,
     sessionId,
@@ -72,7 +73,7 @@ export function recordTurn(
           },
         );
       }
-      await context.storePayloadParts({ tenantId, parts: stored.parts, at: params.calledAt }, tx);
+      await context.storePayloadParts({ tenantId, parts: stored.parts, at: calledAt }, tx);
       await context.insertLog(
         {
           tenantId,
@@ -83,7 +84,7 @@ export function recordTurn(
           payloadSha256: sha,
           budget: { ...result.budget, deferred_tools: params.deferredTools },
           model,
-          createdAt: params.calledAt,
+          createdAt: calledAt,
           anchorAt: now,
           payloadLayout: stored.layout,
           payloadParts: stored.parts.map((p) => p.sha256),

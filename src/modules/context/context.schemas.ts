@@ -346,17 +346,12 @@ export const contextLogEntrySchema = z.object({
   budget: z.record(z.string(), z.unknown()),
   deferred_tools: z.array(z.string()),
   created_at: z.string().meta({ description: 'When the call was made.' }),
-  anchor_at: z
-    .string()
-    .nullable()
-    .meta({
-      description:
-        "The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's.",
-    }),
-  replayable: z
-    .boolean()
-    .meta({
-      description:
-        'Whether GET …/context-log/{seq}/payload can return this payload (calls logged since replay).',
-    }),
+  anchor_at: z.string().nullable().meta({
+    description:
+      "The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's.",
+  }),
+  replayable: z.boolean().meta({
+    description:
+      'Whether GET …/context-log/{seq}/payload can return this payload (calls logged since replay).',
+  }),
 });

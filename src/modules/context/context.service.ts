@@ -51,10 +51,9 @@ import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
-import { sha256Hex } from './core/payload-layout.js';
+import { payloadBytes } from './core/payload-layout.js';
 
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
-export { contextLogView } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
 
 export function createContextService(deps: {
@@ -70,8 +69,7 @@ export function createContextService(deps: {
     | 'THREAD_BUDGET'
   >;
   estimator: TokenEstimator;
-  /** The time a call is logged at (assembly's "now" is the anchor's, never the clock). */
-  clock: Clock;
+  clock: Clock; // when a call is logged (assembly's "now" is the anchor's, never the clock)
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
   channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
@@ -352,8 +350,7 @@ export function createContextService(deps: {
       });
 
     const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
-    const payloadText = JSON.stringify(payload);
-    const sha = sha256Hex(payloadText);
+    const { text: payloadText, sha256: sha } = payloadBytes(payload);
     const replyFor = (turnSeq: number | null): ContextReply => ({
       payload,
       format: request.format ?? 'anthropic',
@@ -387,7 +384,6 @@ export function createContextService(deps: {
       payloadText,
       model,
       now,
-      calledAt: deps.clock.now(),
       deferredTools: deferredWithSchemas,
       onCommit: (tx, seq) => params.beforeCommit?.(tx, replyFor(seq)) ?? Promise.resolve(),
     });

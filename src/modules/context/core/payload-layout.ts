@@ -18,6 +18,12 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** The payload's bytes as logged and sent, and their SHA-256 (the context log's payload_sha256). */
+export function payloadBytes(payload: unknown): { text: string; sha256: string } {
+  const text = JSON.stringify(payload);
+  return { text, sha256: sha256Hex(text) };
+}
+
 /** Splits the payload's JSON text (an object) into its layout and parts. */
 export function splitPayload(text: string): { layout: string; parts: PayloadPart[] } {
   const payload = JSON.parse(text) as Record<string, unknown>;
