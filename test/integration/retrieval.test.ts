@@ -127,3 +127,26 @@ describe('never repeat: retrieved rows', () => {
     expect(ids).not.toContain(`slack:${s.channelId}:a2`);
   });
 });
+
+describe('use the budget', () => {
+  it('an 8,000-token cap over a busy channel is filled down to the last row that fits', async () => {
+    const s = await session();
+    const events = Array.from({ length: 600 }, (_, i) => ({
+      message_id: `b${i}`,
+      ts: new Date(Date.UTC(2026, 0, 1 + Math.floor(i / 50), 9, i % 50)).toISOString(),
+      text: `The heron release ${i} needs ${['tests', 'docs', 'review', 'a changelog'][i % 4]} before Friday`,
+    }));
+    for (let i = 0; i < events.length; i += 200) await ingest(t, s.channelId, events.slice(i, i + 200));
+    const response = await contextCall(s.id, {
+      message: { content: 'What does the heron release need?', time: at(59) },
+      budget: { max_context_tokens: 8_000 },
+      dry_run: true,
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json() as Reply & { budget: { added: number } };
+    expect(body.budget.unused.reason).toBe('next_item_too_large');
+    // A row here costs about 20 tokens: less than one row's worth is left.
+    expect(body.budget.unused.tokens).toBeLessThan(40);
+    expect(body.budget.added).toBeGreaterThan(7_900);
+  });
+});

@@ -9,10 +9,15 @@ import type { MemorySearchService, SearchResult } from '../memory/memory-search.
 
 import type { ContextRequest } from './context.types.js';
 
-/** Retrieval per call: enough to fill the cap, bounded. */
+/**
+ * Retrieval per call: enough candidates to fill the cap, bounded. Chat rows are short (LoCoMo
+ * turns: ~30 tokens with their time and author), and candidates already in view are dropped in
+ * assembly, so it asks for about one per 15 tokens of the cap: at 30 per token, an 8,000-token cap
+ * stopped at about half (docs/benchmarks.md).
+ */
 export const MIN_RETRIEVAL = 8;
-export const MAX_RETRIEVAL = 100;
-export const TOKENS_PER_RETRIEVED_ITEM = 30;
+export const MAX_RETRIEVAL = 400;
+export const TOKENS_PER_RETRIEVED_ITEM = 15;
 
 /** How many items to retrieve for a call whose added material is capped at `cap` (default 4,000). */
 export function retrievalLimit(cap: number | undefined): number {

@@ -298,6 +298,7 @@ export function createContextService(deps: {
             }
           : null,
         retrieved,
+        retrievalSkipped: !wantsRetrieval,
         media,
         manifest: manifestRows.map((r) => ({
           artifact_id: r.artifactId,

@@ -54,7 +54,7 @@ export interface ContextRequest {
 export interface ContextReply {
   payload: Anthropic.MessageCreateParamsNonStreaming | OpenAIChatPayload;
   format: OutputFormat;
-  budget: BudgetReport;
+  budget: AssembleResult['budget'];
   compaction: CompactionReport;
   context: AssembleResult['context'];
   attachments: AssembleResult['attachments'];

@@ -12,6 +12,7 @@ import {
   windowMultiplier,
   withMargin,
   type BudgetComponents,
+  type UnusedRoom,
 } from './budget.js';
 import { placeCacheBreakpoints, withoutMessageCacheControl } from './cache-breakpoints.js';
 import { CHANNEL_CONTEXT_GUIDE, CHANNEL_GUIDE_NAME } from './channel-guide.js';
@@ -285,6 +286,14 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     components.memories = packedBlock.tokens;
     take(components.memories);
   }
+  const unused: UnusedRoom = {
+    tokens: Math.max(0, room()),
+    reason: input.retrievalSkipped
+      ? 'retrieval_skipped'
+      : packedBlock.skipped > 0
+        ? 'next_item_too_large'
+        : 'no_more_candidates',
+  };
 
   // 4c. Quoted reply (budgeted with the channel context above, placed here).
   if (turnContext.quotedText !== null) turnBlocks.push({ type: 'text', text: turnContext.quotedText });
@@ -374,7 +383,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     stablePrefixTokens: components.tools + components.system + components.summary + components.conversation,
   });
 
-  const budget = budgetReport(components, limits);
+  const budget = { ...budgetReport(components, limits), unused };
   const lastAssistant = [...kept].reverse().find((m) => m.message.role === 'assistant');
   return {
     payload,
