@@ -150,3 +150,72 @@ describe('use the budget', () => {
     expect(body.budget.added).toBeGreaterThan(7_900);
   });
 });
+
+describe('bad input to retrieval', () => {
+  it('an empty or stop-word-only message retrieves nothing and says so', async () => {
+    const s = await session();
+    await ingest(t, s.channelId, [
+      { message_id: 'w1', ts: at(1), text: 'What is it, and what was that about?' },
+    ]);
+    for (const content of [
+      'What is it, and what was that about?',
+      '?! …',
+      [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }],
+    ]) {
+      const response = await contextCall(s.id, { message: { content }, dry_run: true });
+      expect(response.statusCode, JSON.stringify(content)).toBe(200);
+      const body = response.json() as Reply;
+      expect(body.context.retrieved).toEqual([]);
+      expect(body.budget.unused.reason).toBe('retrieval_skipped');
+      expect(body.notes.join(' ')).toMatch(
+        /Nothing was retrieved: the message has no (words|text) to search with/,
+      );
+    }
+  });
+
+  it('a 100 kB message searches with a bounded set of its first terms', async () => {
+    const s = await session();
+    await ingest(t, s.channelId, [
+      { message_id: 'k1', ts: at(1), text: 'The kestrel build is green' },
+      { message_id: 'k2', ts: at(2), text: 'The zanzibar build is red' },
+    ]);
+    const filler = Array.from({ length: 16_000 }, (_, i) => `filler${i.toString(36)}`).join(' ');
+    const content = `kestrel status? ${filler} zanzibar`;
+    expect(content.length).toBeGreaterThan(100_000);
+    const response = await contextCall(s.id, { message: { content }, dry_run: true });
+    expect(response.statusCode).toBe(200);
+    const ids = (response.json() as Reply).context.retrieved.map((r) => r.id);
+    expect(ids).toContain(`slack:${s.channelId}:k1`);
+    // The last word is far past the bound: it is not searched.
+    expect(ids).not.toContain(`slack:${s.channelId}:k2`);
+  });
+
+  it('a long message that opens with stop words still searches with its words', async () => {
+    const s = await session();
+    await ingest(t, s.channelId, [{ message_id: 'p1', ts: at(1), text: 'The pelican deploy is done' }]);
+    const stop =
+      'i me my myself we our ours ourselves you your yours yourself he him his himself she her hers herself it its itself they them their what which who whom this that these those am is are was were be been';
+    const response = await contextCall(s.id, {
+      message: { content: `${stop} pelican?` },
+      dry_run: true,
+    });
+    expect((response.json() as Reply).context.retrieved.map((r) => r.id)).toEqual([
+      `slack:${s.channelId}:p1`,
+    ]);
+  });
+
+  it('Cyrillic and CJK queries find exact matches', async () => {
+    const s = await session();
+    await ingest(t, s.channelId, [
+      { message_id: 'c1', ts: at(1), text: 'Развёртывание назначено на пятницу' },
+      { message_id: 'c2', ts: at(2), text: '東京の会議は金曜日です' },
+      { message_id: 'c3', ts: at(3), text: 'Nothing to see here' },
+    ]);
+    const ask = async (content: string) =>
+      (
+        (await contextCall(s.id, { message: { content }, dry_run: true })).json() as Reply
+      ).context.retrieved.map((r) => r.id);
+    expect(await ask('Когда развёртывание?')).toEqual([`slack:${s.channelId}:c1`]);
+    expect(await ask('東京の会議は金曜日です')).toEqual([`slack:${s.channelId}:c2`]);
+  });
+});

@@ -27,6 +27,31 @@ export function retrievalLimit(cap: number | undefined): number {
   );
 }
 
+/**
+ * Whether this message is searched, and what the reply says when it is not (issue 15): a message
+ * without searchable words (empty, punctuation, only stop words) retrieves nothing, and says so.
+ * Tool-result turns and requests that turn retrieval off are silent.
+ */
+export function retrievalPlan(params: {
+  userText: string;
+  isToolResultTurn: boolean;
+  include: NonNullable<ContextRequest['include']>;
+  /** The query's lexemes (null when not looked up). */
+  lexemes: string[] | null;
+}): { searchable: boolean; note: string | null } {
+  const { userText, isToolResultTurn, include, lexemes } = params;
+  if (isToolResultTurn || (include.memories === false && include.channel_search === false))
+    return { searchable: false, note: null };
+  if (userText.trim() === '')
+    return { searchable: false, note: 'Nothing was retrieved: the message has no text to search with.' };
+  if (!lexemes || lexemes.length === 0)
+    return {
+      searchable: false,
+      note: 'Nothing was retrieved: the message has no words to search with (only stop words or punctuation).',
+    };
+  return { searchable: true, note: null };
+}
+
 /** Scope keys of memories visible to a session (docs/design.md §4 memories.scope / scope_key). */
 export function visibleMemoryScopes(session: SessionRow): Set<string> {
   const out = new Set<string>(['tenant:']);

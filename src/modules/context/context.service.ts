@@ -41,11 +41,12 @@ import {
   channelContextInput,
   laneViewOf,
   payloadSha256,
+  quotedReplyOf,
   type ContextReply,
   type ContextRequest,
   type LoggedBudget,
 } from './context.types.js';
-import { createRetriever, retrievalLimit } from './context.retrieve.js';
+import { createRetriever, retrievalLimit, retrievalPlan } from './context.retrieve.js';
 import { createThreadMediaLoader } from './context.media.js';
 import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
@@ -192,8 +193,14 @@ export function createContextService(deps: {
         : null;
 
     // 2. Retrieve. Retrieval needs "now": with an anchor or a stated time it starts beside the reads below.
+    const { searchable, note: retrievalNote } = retrievalPlan({
+      userText,
+      isToolResultTurn,
+      include,
+      lexemes,
+    });
     const retrieveAt = (now: Date) =>
-      wantsRetrieval
+      searchable
         ? retrieve({ session, laneKey, query: userText, lexemes, now, limit, include })
         : Promise.resolve([]);
     const early = provisionalNow ? retrieveAt(provisionalNow) : null;
@@ -253,8 +260,7 @@ export function createContextService(deps: {
     }
 
     const system: SystemSection[] = (request.system ?? []).map((s) => ({
-      name: s.name,
-      text: s.text,
+      ...s,
       cacheable: s.cacheable ?? true,
     }));
     const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
@@ -289,16 +295,9 @@ export function createContextService(deps: {
         history,
         channelContext: anchorContext ? channelContextInput(session, anchorContext, include) : null,
         knownMessageIds,
-        quotedReply: quotedMessage
-          ? {
-              message_id: quotedMessage.message_id,
-              author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
-              ts: quotedMessage.ts,
-              text: quotedMessage.text,
-            }
-          : null,
+        quotedReply: quotedMessage ? quotedReplyOf(quotedMessage) : null,
         retrieved,
-        retrievalSkipped: !wantsRetrieval,
+        retrievalSkipped: !searchable,
         media,
         manifest: manifestRows.map((r) => ({
           artifact_id: r.artifactId,
@@ -314,6 +313,8 @@ export function createContextService(deps: {
     if (result.reattachChannelContext && canAttachChannelContext) {
       result = assemble(await loadChannelContext());
     }
+
+    if (retrievalNote) result.notes.push(retrievalNote);
 
     // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.
     const mode = request.compaction ?? 'auto';

@@ -125,3 +125,18 @@ export function laneViewOf(laneKey: string, row: LaneStateRow | null) {
       row !== null && row.summaryVersion > 0 && row.contextAttachedVersion !== row.summaryVersion,
   };
 }
+
+/** A quoted channel message as assembly takes it. */
+export function quotedReplyOf(m: {
+  message_id: string;
+  author: { display_name?: string | null; user_id?: string | null };
+  ts: string;
+  text: string;
+}) {
+  return {
+    message_id: m.message_id,
+    author: m.author.display_name ?? m.author.user_id ?? null,
+    ts: m.ts,
+    text: m.text,
+  };
+}

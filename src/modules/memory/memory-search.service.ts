@@ -10,7 +10,7 @@ import {
   searchScore,
   RECENCY_WEIGHT,
 } from './core/retrieval-ranking.js';
-import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from './core/search-query.js';
+import { MAX_QUERY_TERMS, orTsquery, pairsTsquery, queryWords, quoteLexeme } from './core/search-query.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
 
@@ -121,7 +121,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_INTERNAL_RESULTS);
     const words = queryWords(params.query);
     if (words.length === 0) return { results: [], terms: [], note: 'the query has no words to search for' };
-    const lexemes = params.lexemes ?? (await search.lexemesOf(words.join(' ')));
+    const lexemes = (params.lexemes ?? (await search.lexemesOf(words.join(' ')))).slice(0, MAX_QUERY_TERMS);
     if (lexemes.length === 0) {
       return { results: [], terms: [], note: 'the query has only stop words; nothing to search for' };
     }
@@ -271,7 +271,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
   /** The english lexemes searchMemory would search for this query (none for no words). */
   async function lexemes(query: string): Promise<string[]> {
     const words = queryWords(query);
-    return words.length === 0 ? [] : search.lexemesOf(words.join(' '));
+    return words.length === 0 ? [] : (await search.lexemesOf(words.join(' '))).slice(0, MAX_QUERY_TERMS);
   }
 
   return { searchMemory, lexemes };
