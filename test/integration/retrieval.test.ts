@@ -151,6 +151,35 @@ describe('use the budget', () => {
   });
 });
 
+describe('ranking', () => {
+  it("neighbour expansion: a hit's next turn in its lane comes with it, a distant one does not", async () => {
+    const s = await session();
+    await ingest(t, s.channelId, [
+      {
+        message_id: 'n1',
+        ts: at(1),
+        text: 'Did you finally adopt the puppy?',
+        author: { id: 'U2', name: 'Mel' },
+      },
+      { message_id: 'n2', ts: at(2), text: 'Yes! We named him Oscar.' },
+      { message_id: 'n3', ts: at(3), text: 'Unrelated chatter about lunch' },
+      {
+        message_id: 'n4',
+        ts: new Date(Date.UTC(2026, 0, 2)).toISOString(),
+        text: 'Next day: weather is fine',
+      },
+    ]);
+    const response = await contextCall(s.id, {
+      message: { content: 'Did they adopt a puppy?' },
+      dry_run: true,
+    });
+    const retrieved = (response.json() as Reply).context.retrieved as { id: string; score: number }[];
+    const id = (m: string) => `slack:${s.channelId}:${m}`;
+    expect(retrieved.map((r) => r.id)).toEqual([id('n1'), id('n2')]);
+    expect(retrieved[1]!.score).toBeCloseTo(retrieved[0]!.score / 2, 5);
+  });
+});
+
 describe('bad input to retrieval', () => {
   it('an empty or stop-word-only message retrieves nothing and says so', async () => {
     const s = await session();
@@ -177,7 +206,7 @@ describe('bad input to retrieval', () => {
     const s = await session();
     await ingest(t, s.channelId, [
       { message_id: 'k1', ts: at(1), text: 'The kestrel build is green' },
-      { message_id: 'k2', ts: at(2), text: 'The zanzibar build is red' },
+      { message_id: 'k2', ts: at(50), text: 'The zanzibar build is red' },
     ]);
     const filler = Array.from({ length: 16_000 }, (_, i) => `filler${i.toString(36)}`).join(' ');
     const content = `kestrel status? ${filler} zanzibar`;
@@ -208,8 +237,8 @@ describe('bad input to retrieval', () => {
     const s = await session();
     await ingest(t, s.channelId, [
       { message_id: 'c1', ts: at(1), text: 'Развёртывание назначено на пятницу' },
-      { message_id: 'c2', ts: at(2), text: '東京の会議は金曜日です' },
-      { message_id: 'c3', ts: at(3), text: 'Nothing to see here' },
+      { message_id: 'c2', ts: at(40), text: '東京の会議は金曜日です' },
+      { message_id: 'c3', ts: new Date(Date.UTC(2026, 0, 3)).toISOString(), text: 'Nothing to see here' },
     ]);
     const ask = async (content: string) =>
       (

@@ -191,6 +191,11 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       return row && row.deletedAt === null ? { row, view: messageView(row) } : null;
     },
 
+    /** The message before and after each hit in its lane, within `withinMs` (retrieval's neighbour expansion). */
+    neighbours(params: ChannelScope & { ids: string[]; withinMs: number }) {
+      return channels.neighbours(params);
+    },
+
     /** Snapshot and thread around an anchor; pass its row (getAnchor) to save the read. */
     async loadAnchorContext(
       params: ChannelScope & {

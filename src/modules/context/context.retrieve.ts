@@ -6,6 +6,7 @@ import { type RetrievedItem } from './core/assemble.js';
 import type { SessionRow } from '../sessions/sessions.repository.js';
 
 import type { MemorySearchService, SearchResult } from '../memory/memory-search.service.js';
+import type { ChannelsService } from '../channels/channels.service.js';
 
 import type { ContextRequest } from './context.types.js';
 
@@ -61,7 +62,23 @@ export function visibleMemoryScopes(session: SessionRow): Set<string> {
   return out;
 }
 
-export function createRetriever(deps: { memorySearch: Pick<MemorySearchService, 'searchMemory'> }) {
+/**
+ * Neighbour expansion (issue 15, docs/benchmarks.md): the message just before and just after a
+ * retrieved channel message in its lane, within NEIGHBOUR_WITHIN_MS, joins the candidates at
+ * NEIGHBOUR_SHARE of the hit's score — the answer to a question is often the next turn, which
+ * shares no word with the query.
+ */
+export const NEIGHBOUR_SHARE = 0.5;
+export const NEIGHBOUR_WITHIN_MS = 30 * 60_000;
+/** Hits whose neighbours are read (the best ones). */
+export const NEIGHBOUR_HITS = 100;
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+export function createRetriever(deps: {
+  memorySearch: Pick<MemorySearchService, 'searchMemory'>;
+  channels?: Pick<ChannelsService, 'neighbours'>;
+}) {
   return async function retrieve(params: {
     session: SessionRow;
     laneKey: string;
@@ -119,7 +136,7 @@ export function createRetriever(deps: { memorySearch: Pick<MemorySearchService, 
     const results = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])]
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
-    return results.map((r): RetrievedItem => {
+    const items = results.map((r): RetrievedItem => {
       const base = { id: r.id, text: r.text, score: r.score, lane_key: r.lane_key, ts: r.time };
       if (r.kind === 'channel_message') {
         return {
@@ -140,5 +157,34 @@ export function createRetriever(deps: { memorySearch: Pick<MemorySearchService, 
       }
       return { ...base, kind: 'memory', source: `memory:${String(r.source.type)}` };
     });
+    const hits = items.filter((i) => i.kind === 'channel_message').slice(0, NEIGHBOUR_HITS);
+    if (!deps.channels || hits.length === 0) return items;
+    const rows = await deps.channels.neighbours({
+      tenantId: session.tenantId,
+      platform: session.platform!,
+      channelId: session.channelId!,
+      ids: hits.map((h) => h.message_id!),
+      withinMs: NEIGHBOUR_WITHIN_MS,
+    });
+    const scoreOf = new Map(hits.map((h) => [h.message_id!, h.score]));
+    const byId = new Map(items.map((i) => [i.id, i]));
+    for (const row of rows) {
+      const id = `${session.platform!}:${session.channelId!}:${row.messageId}`;
+      const score = round((scoreOf.get(row.hitId) ?? 0) * NEIGHBOUR_SHARE);
+      const known = byId.get(id);
+      if (known && known.score >= score) continue;
+      byId.set(id, {
+        id,
+        kind: 'channel_message',
+        source: 'channel',
+        text: row.text,
+        score,
+        lane_key: row.laneKey,
+        ts: new Date(row.ts).toISOString(),
+        author: row.authorName ?? row.authorId ?? null,
+        message_id: row.messageId,
+      });
+    }
+    return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   };
 }

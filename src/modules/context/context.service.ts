@@ -72,7 +72,7 @@ export function createContextService(deps: {
   estimator: TokenEstimator;
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
-  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
+  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor' | 'neighbours'>;
   memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
   agentSections: Pick<AgentSectionsService, 'forContext'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
