@@ -152,7 +152,7 @@ describe('use the budget', () => {
 });
 
 describe('ranking', () => {
-  it("neighbour expansion: a hit's next turn in its lane comes with it, a distant one does not", async () => {
+  it("neighbour expansion: a hit's next turns in its lane come with it, a distant one does not", async () => {
     const s = await session();
     await ingest(t, s.channelId, [
       {
@@ -175,8 +175,10 @@ describe('ranking', () => {
     });
     const retrieved = (response.json() as Reply).context.retrieved as { id: string; score: number }[];
     const id = (m: string) => `slack:${s.channelId}:${m}`;
-    expect(retrieved.map((r) => r.id)).toEqual([id('n1'), id('n2')]);
+    // n2 and n3 follow n1 within 30 minutes (at 1/2 and 1/4 of its score); n4 is the next day.
+    expect(retrieved.map((r) => r.id)).toEqual([id('n1'), id('n2'), id('n3')]);
     expect(retrieved[1]!.score).toBeCloseTo(retrieved[0]!.score / 2, 5);
+    expect(retrieved[2]!.score).toBeCloseTo(retrieved[0]!.score / 4, 5);
   });
 });
 

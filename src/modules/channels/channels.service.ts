@@ -192,7 +192,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
     },
 
     /** The message before and after each hit in its lane, within `withinMs` (retrieval's neighbour expansion). */
-    neighbours(params: ChannelScope & { ids: string[]; withinMs: number }) {
+    neighbours(params: ChannelScope & { ids: string[]; withinMs: number; span: number }) {
       return channels.neighbours(params);
     },
 

@@ -70,6 +70,8 @@ export function visibleMemoryScopes(session: SessionRow): Set<string> {
  */
 export const NEIGHBOUR_SHARE = 0.5;
 export const NEIGHBOUR_WITHIN_MS = 30 * 60_000;
+/** Messages read on each side of a hit; the d-th one scores NEIGHBOUR_SHARE^d of the hit. */
+export const NEIGHBOUR_SPAN = 2;
 /** Hits whose neighbours are read (the best ones). */
 export const NEIGHBOUR_HITS = 100;
 
@@ -165,12 +167,13 @@ export function createRetriever(deps: {
       channelId: session.channelId!,
       ids: hits.map((h) => h.message_id!),
       withinMs: NEIGHBOUR_WITHIN_MS,
+      span: NEIGHBOUR_SPAN,
     });
-    const scoreOf = new Map(hits.map((h) => [h.message_id!, h.score]));
+    const hitOf = new Map(hits.map((h) => [h.message_id!, h]));
     const byId = new Map(items.map((i) => [i.id, i]));
     for (const row of rows) {
       const id = `${session.platform!}:${session.channelId!}:${row.messageId}`;
-      const score = round((scoreOf.get(row.hitId) ?? 0) * NEIGHBOUR_SHARE);
+      const score = round((hitOf.get(row.hitId)?.score ?? 0) * NEIGHBOUR_SHARE ** row.distance);
       const known = byId.get(id);
       if (known && known.score >= score) continue;
       byId.set(id, {
