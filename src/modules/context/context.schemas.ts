@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { compactResultSchema } from '../compaction/compaction.schemas.js';
 import { turnContentSchema } from '../../shared/content-blocks.js';
-import { budgetComponentNames } from './core/budget.js';
+import { budgetComponentNames, unusedReasons } from './core/budget.js';
 import {
   SERVER_TOOL_NAMES,
   TOOL_NAME_PATTERN,
@@ -220,6 +220,11 @@ const budgetSchema = z.object({
     })
     .describe(
       "the session's reported ÷ estimated input ratio for the model; applied (factor ≠ 1) from 3 reported calls, clamped to [0.5, 2]: used_with_margin = ceil(used × factor × safety_margin)",
+    ),
+  unused: z
+    .object({ tokens: z.number(), reason: z.enum(unusedReasons) })
+    .describe(
+      'room for contextd material (the smaller of max_context_tokens and the window room) left after retrieval, and why: no_more_candidates (every retrieved item went in), next_item_too_large (the next item did not fit whole), retrieval_skipped (no retrieval for this message)',
     ),
 });
 

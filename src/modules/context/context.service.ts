@@ -31,7 +31,6 @@ import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
-
 import {
   compactionNeed,
   reportCompaction,
@@ -41,11 +40,12 @@ import {
 import {
   channelContextInput,
   laneViewOf,
+  quotedReplyOf,
   type ContextReply,
   type ContextRequest,
   type LoggedBudget,
 } from './context.types.js';
-import { createRetriever, retrievalLimit } from './context.retrieve.js';
+import { createRetriever, retrievalLimit, retrievalPlan } from './context.retrieve.js';
 import { createThreadMediaLoader } from './context.media.js';
 import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
@@ -72,7 +72,7 @@ export function createContextService(deps: {
   clock: Clock; // when a call is logged (assembly's "now" is the anchor's, never the clock)
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
-  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
+  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor' | 'neighbours'>;
   memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
   agentSections: Pick<AgentSectionsService, 'forContext'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
@@ -193,8 +193,14 @@ export function createContextService(deps: {
         : null;
 
     // 2. Retrieve. Retrieval needs "now": with an anchor or a stated time it starts beside the reads below.
+    const { searchable, note: retrievalNote } = retrievalPlan({
+      userText,
+      isToolResultTurn,
+      include,
+      lexemes,
+    });
     const retrieveAt = (now: Date) =>
-      wantsRetrieval
+      searchable
         ? retrieve({ session, laneKey, query: userText, lexemes, now, limit, include })
         : Promise.resolve([]);
     const early = provisionalNow ? retrieveAt(provisionalNow) : null;
@@ -254,8 +260,7 @@ export function createContextService(deps: {
     }
 
     const system: SystemSection[] = (request.system ?? []).map((s) => ({
-      name: s.name,
-      text: s.text,
+      ...s,
       cacheable: s.cacheable ?? true,
     }));
     const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
@@ -290,15 +295,9 @@ export function createContextService(deps: {
         history,
         channelContext: anchorContext ? channelContextInput(session, anchorContext, include) : null,
         knownMessageIds,
-        quotedReply: quotedMessage
-          ? {
-              message_id: quotedMessage.message_id,
-              author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
-              ts: quotedMessage.ts,
-              text: quotedMessage.text,
-            }
-          : null,
+        quotedReply: quotedMessage ? quotedReplyOf(quotedMessage) : null,
         retrieved,
+        retrievalSkipped: !searchable,
         media,
         manifest: manifestRows.map((r) => ({
           artifact_id: r.artifactId,
@@ -314,6 +313,8 @@ export function createContextService(deps: {
     if (result.reattachChannelContext && canAttachChannelContext) {
       result = assemble(await loadChannelContext());
     }
+
+    if (retrievalNote) result.notes.push(retrievalNote);
 
     // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.
     const mode = request.compaction ?? 'auto';

@@ -53,7 +53,7 @@ export interface ContextRequest {
 export interface ContextReply {
   payload: Anthropic.MessageCreateParamsNonStreaming | OpenAIChatPayload;
   format: OutputFormat;
-  budget: BudgetReport;
+  budget: AssembleResult['budget'];
   compaction: CompactionReport;
   context: AssembleResult['context'];
   attachments: AssembleResult['attachments'];
@@ -120,5 +120,20 @@ export function laneViewOf(laneKey: string, row: LaneStateRow | null) {
       row && row.contextAttachedVersion === row.summaryVersion ? (row.contextAttachedSeq ?? -1) : null,
     compactedSinceAttach:
       row !== null && row.summaryVersion > 0 && row.contextAttachedVersion !== row.summaryVersion,
+  };
+}
+
+/** A quoted channel message as assembly takes it. */
+export function quotedReplyOf(m: {
+  message_id: string;
+  author: { display_name?: string | null; user_id?: string | null };
+  ts: string;
+  text: string;
+}) {
+  return {
+    message_id: m.message_id,
+    author: m.author.display_name ?? m.author.user_id ?? null,
+    ts: m.ts,
+    text: m.text,
   };
 }
