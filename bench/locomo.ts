@@ -25,6 +25,7 @@ import {
   turnText,
   type Sample,
 } from './lib/locomo.js';
+import { bm25Pack, createBm25 } from './lib/bm25.js';
 
 const BUDGETS = [1000, 1764, 4000, 8000] as const;
 const CATEGORIES = [1, 2, 3, 4, 5] as const;
@@ -38,6 +39,8 @@ function parseArgs(argv: string[]) {
     data: get('data') ?? '../shared/data/locomo/locomo-dev.json',
     json: get('json'),
     limit: get('questions') ? Number(get('questions')) : undefined,
+    /** `--only e1`: skip E2 (a shorter run while tuning retrieval). */
+    only: get('only') as 'e1' | 'e2' | undefined,
   };
 }
 
@@ -54,8 +57,15 @@ function referenceTokens(payload: { messages: { content: unknown }[] }, question
   return total;
 }
 
-type Cell = { recall: number[]; baseline: number[]; tokens: number[]; service: number[]; presence: number[] };
-const emptyCell = (): Cell => ({ recall: [], baseline: [], tokens: [], service: [], presence: [] });
+type Cell = {
+  recall: number[];
+  baseline: number[];
+  bm25: number[];
+  tokens: number[];
+  service: number[];
+  presence: number[];
+};
+const emptyCell = (): Cell => ({ recall: [], baseline: [], bm25: [], tokens: [], service: [], presence: [] });
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -93,6 +103,12 @@ async function main() {
     const lastAt = turns.at(-1)!.at;
     const askAt = new Date(lastAt.getTime() + 3_600_000).toISOString();
     const speakerA = String(sample.conversation.speaker_a);
+    // Plain BM25 packing over the same turns (bench/lib/bm25.ts), by the reference tokenizer.
+    const lineOf = new Map(
+      turns.map(({ turn }) => [turn.dia_id, `${turn.speaker}: ${byId.get(turn.dia_id)!}`]),
+    );
+    const lineTokens = new Map([...lineOf].map(([id, line]) => [id, countTokens(line)]));
+    const bm25 = createBm25([...lineOf].map(([id, text]) => ({ id, text })));
 
     // E1: the conversation as one channel.
     const channelId = `locomo-${sample.sample_id}`;
@@ -143,6 +159,7 @@ async function main() {
       }
       questions += 1;
       const answer = normalize(String(q.answer ?? q.adversarial_answer ?? ''));
+      const ranked = bm25(q.question, turns.length);
       for (const budget of BUDGETS) {
         // Baseline: the most recent turns whose full text fits the budget (reference tokenizer).
         const recent = new Set<string>();
@@ -154,11 +171,15 @@ async function main() {
           recent.add(turns[i]!.turn.dia_id);
         }
         const baseline = evidence.filter((id) => recent.has(id)).length / evidence.length;
+        const packed = bm25Pack(ranked, (id) => lineTokens.get(id)!, budget);
+        const bm25Recall = evidence.filter((id) => packed.has(id)).length / evidence.length;
 
-        for (const [experiment, sessionId] of [
-          ['e1', e1Session],
-          ['e2', e2Session],
-        ] as const) {
+        for (const [experiment, sessionId] of (
+          [
+            ['e1', e1Session],
+            ['e2', e2Session],
+          ] as const
+        ).filter(([e]) => !args.only || e === args.only)) {
           const response = await inject('POST', `/v1/sessions/${sessionId}/context`, {
             message: { content: q.question, time: askAt },
             budget: { max_context_tokens: budget },
@@ -176,6 +197,7 @@ async function main() {
           const cell = results[experiment][budget]![q.category]!;
           cell.recall.push(present / evidence.length);
           cell.baseline.push(baseline);
+          cell.bm25.push(bm25Recall);
           cell.tokens.push(referenceTokens(body.payload, q.question));
           cell.service.push(body.budget.added);
           if (answer) cell.presence.push(strings.some((s) => normalize(s).includes(answer)) ? 1 : 0);
@@ -188,10 +210,12 @@ async function main() {
   const headline = (e: 'e1' | 'e2', b: number, field: keyof Cell) =>
     mean(CATEGORIES.filter((c) => c !== 5).flatMap((c) => results[e][b]![c]![field]));
   const out: Record<string, unknown> = { questions, skipped_without_evidence: skipped };
-  for (const e of ['e1', 'e2'] as const) {
-    console.log(`\n${e.toUpperCase()} — evidence recall (categories 1–4) vs recency baseline, by budget`);
+  for (const e of (['e1', 'e2'] as const).filter((x) => !args.only || x === args.only)) {
     console.log(
-      'budget | recall | baseline | ref tokens (mean) | service added (mean)' +
+      `\n${e.toUpperCase()} — evidence recall (categories 1–4) vs plain BM25 packing and recency, by budget`,
+    );
+    console.log(
+      'budget | recall | BM25 packing | recency | ref tokens (mean) | service added (mean)' +
         (e === 'e2' ? ' | answer presence' : ''),
     );
     const table: Record<string, unknown> = {};
@@ -199,6 +223,7 @@ async function main() {
       const row = {
         recall: headline(e, b, 'recall'),
         baseline: headline(e, b, 'baseline'),
+        bm25: headline(e, b, 'bm25'),
         tokens: headline(e, b, 'tokens'),
         service_tokens: headline(e, b, 'service'),
         ...(e === 'e2' ? { answer_presence: headline(e, b, 'presence') } : {}),
@@ -208,6 +233,7 @@ async function main() {
             {
               recall: mean(results[e][b]![c]!.recall),
               baseline: mean(results[e][b]![c]!.baseline),
+              bm25: mean(results[e][b]![c]!.bm25),
               n: results[e][b]![c]!.recall.length,
             },
           ]),
@@ -215,17 +241,20 @@ async function main() {
       };
       table[String(b)] = row;
       console.log(
-        `${String(b).padStart(6)} | ${pct(row.recall).padStart(6)} | ${pct(row.baseline).padStart(8)} | ${row.tokens.toFixed(0).padStart(17)} | ${row.service_tokens.toFixed(0).padStart(20)}` +
+        `${String(b).padStart(6)} | ${pct(row.recall).padStart(6)} | ${pct(row.bm25).padStart(12)} | ${pct(row.baseline).padStart(7)} | ${row.tokens.toFixed(0).padStart(17)} | ${row.service_tokens.toFixed(0).padStart(20)}` +
           (e === 'e2' ? ` | ${pct(row.answer_presence ?? 0).padStart(15)}` : ''),
       );
     }
-    console.log(
-      'per category at 1,764 tokens: ' +
-        CATEGORIES.map(
-          (c) =>
-            `${CATEGORY_NAMES[c]} ${pct(mean(results[e][1764]![c]!.recall))} (baseline ${pct(mean(results[e][1764]![c]!.baseline))})`,
-        ).join(', '),
-    );
+    console.log('per category: recall / BM25 packing / recency');
+    for (const b of BUDGETS) {
+      console.log(
+        `${String(b).padStart(6)} | ` +
+          CATEGORIES.map((c) => {
+            const cell = results[e][b]![c]!;
+            return `${CATEGORY_NAMES[c]} ${pct(mean(cell.recall))} / ${pct(mean(cell.bm25))} / ${pct(mean(cell.baseline))}`;
+          }).join(' | '),
+      );
+    }
     out[e] = table;
   }
   console.log(

@@ -23,45 +23,13 @@ import { createMemoriesRepository } from '../src/modules/memory/memories.reposit
 import { createSearchRepository } from '../src/modules/memory/search.repository.js';
 import { CATEGORY_NAMES, parseEvidence, turnsOf, type Sample, type Turn } from './lib/locomo.js';
 import { arg, printTable, summarize } from './lib/measure.js';
+import { createBm25 } from './lib/bm25.js';
 
 const KS = [5, 10, 25, 50] as const;
 /** DRAGON retrieval recall@k over dialog turns, all ten conversations (LoCoMo paper, via the data README). */
 const DRAGON: Record<string, number> = { '5': 0.567, '10': 0.662, '25': 0.767, '50': 0.827 };
 const turnText = (turn: Turn) =>
   `${turn.speaker}: ${turn.text}${turn.blip_caption ? ` [image: ${turn.blip_caption}]` : ''}`;
-
-/** Plain Okapi BM25 (k1 1.2, b 0.75): lower-cased letter/digit tokens, no stemming, no stop list. */
-function createBm25(docs: { id: string; text: string }[]) {
-  const tokenize = (s: string) => (s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) as string[];
-  const tfs = docs.map((d) => {
-    const tf = new Map<string, number>();
-    const tokens = tokenize(d.text);
-    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-    return { id: d.id, tf, length: tokens.length };
-  });
-  const df = new Map<string, number>();
-  for (const d of tfs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  const avgdl = tfs.reduce((s, d) => s + d.length, 0) / Math.max(tfs.length, 1);
-  const n = tfs.length;
-  return (query: string, k: number): string[] => {
-    const terms = [...new Set(tokenize(query))];
-    const scored = tfs.map((d) => {
-      let score = 0;
-      for (const t of terms) {
-        const f = d.tf.get(t);
-        if (!f) continue;
-        const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-        score += (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * d.length) / avgdl));
-      }
-      return { id: d.id, score };
-    });
-    return scored
-      .filter((s) => s.score > 0)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, k)
-      .map((s) => s.id);
-  };
-}
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 

@@ -7,15 +7,16 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { createHash } from 'node:crypto';
 import type { AppDeps } from './deps.js';
-import { registerAuth } from './http/auth.js';
+import { registerAuth, requiresApiKey } from './http/auth.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { metricsRoutes, registerMetrics } from './http/metrics.js';
-import { documentComponents, documentRoute } from './http/openapi-transform.js';
+import { apiTags, documentComponents, documentRoute } from './http/openapi-transform.js';
 import { registerRetentionJob } from './modules/retention/retention.job.js';
 import { healthRoutes, type Lifecycle } from './http/health.routes.js';
 import { registerV1Routes } from './modules/routes.js';
+import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { registerCompactionWorker } from './modules/compaction/compaction.worker.js';
 import { createServices, type Services } from './modules/services.js';
 
@@ -97,7 +98,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       const auth = request.headers.authorization;
       return auth ? createHash('sha256').update(auth).digest('hex') : request.ip;
     },
-    allowList: (request) => !request.url.startsWith('/v1/'),
+    // /v1 (webhooks included, keyed by IP) and /mcp; health, metrics and docs are never limited.
+    allowList: (request) =>
+      !request.url.startsWith('/v1/') && !requiresApiKey(request.url.split('?')[0] ?? ''),
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
       message: `rate limit of ${context.max} requests per ${context.after} exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
@@ -114,6 +117,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
         version: API_VERSION,
       },
       servers: [{ url: '/', description: 'the contextd instance serving this document' }],
+      tags: apiTags,
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key' } },
       },
@@ -128,6 +132,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(healthRoutes(deps, lifecycle));
   await app.register(metricsRoutes(deps.metrics));
   await registerV1Routes(app, services, deps);
+  await app.register(mcpRoutes(services));
   // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
   registerCompactionWorker(app, services.compactionQueue, services.compaction.handleJob, {

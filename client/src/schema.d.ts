@@ -500,6 +500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/context-log/{seq}/payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payload a logged context call returned, byte for byte
+         * @description The exact bytes whose SHA-256 is the log entry's `payload_sha256` (also sent as the `payload-sha256` header): what the model was sent at that turn. 404 `context_log.not_found` when no call is logged at that turn (dry runs are not logged), `context_log.payload_not_stored` for calls logged before payloads were stored.
+         */
+        get: operations["getLoggedPayload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tools": {
         parameters: {
             query?: never;
@@ -1342,6 +1362,10 @@ export interface components {
          *           "factor": 1,
          *           "ratio": null,
          *           "calls": 0
+         *         },
+         *         "unused": {
+         *           "tokens": 170522,
+         *           "reason": "no_more_candidates"
          *         }
          *       },
          *       "compaction": {
@@ -1426,6 +1450,12 @@ export interface components {
                     factor: number;
                     ratio: number | null;
                     calls: number;
+                };
+                /** @description room for contextd material (the smaller of max_context_tokens and the window room) left after retrieval, and why: no_more_candidates (every retrieved item went in), next_item_too_large (the next item did not fit whole), retrieval_skipped (no retrieval for this message) */
+                unused: {
+                    tokens: number;
+                    /** @enum {string} */
+                    reason: "no_more_candidates" | "next_item_too_large" | "retrieval_skipped";
                 };
             };
             compaction: {
@@ -1528,6 +1558,12 @@ export interface components {
                     factor: number;
                     ratio: number | null;
                     calls: number;
+                };
+                /** @description room for contextd material (the smaller of max_context_tokens and the window room) left after retrieval, and why: no_more_candidates (every retrieved item went in), next_item_too_large (the next item did not fit whole), retrieval_skipped (no retrieval for this message) */
+                unused: {
+                    tokens: number;
+                    /** @enum {string} */
+                    reason: "no_more_candidates" | "next_item_too_large" | "retrieval_skipped";
                 };
             };
             compaction: {
@@ -1960,6 +1996,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_id": "release-bot",
+                 *       "platform": "slack",
+                 *       "chat_type": "channel",
+                 *       "channel_id": "C024BE91L"
+                 *     }
+                 */
                 "application/json": {
                     /** @description explicit key, e.g. telegram:chat:123 */
                     session_key?: string;
@@ -3778,6 +3822,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scope": "channel",
+                 *       "scope_key": "slack:C024BE91L",
+                 *       "type": "fact",
+                 *       "text": "Releases ship on Fridays only after the migration checklist is signed off by maria.",
+                 *       "source": "slack:C024BE91L/1700000123.000200"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     scope: "tenant" | "channel" | "user" | "session";
@@ -4458,6 +4511,7 @@ export interface operations {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        is_copy?: boolean;
                     } | {
                         /** @enum {string} */
                         type: "message.edited";
@@ -4527,6 +4581,7 @@ export interface operations {
                         /** Format: date-time */
                         message_ts?: string;
                         reaction: string;
+                        reaction_name?: string;
                         user_id?: string;
                     } | {
                         /** @enum {string} */
@@ -4545,6 +4600,7 @@ export interface operations {
                         /** Format: date-time */
                         message_ts?: string;
                         reaction: string;
+                        reaction_name?: string;
                         user_id?: string;
                     })[];
                 };
@@ -5582,10 +5638,92 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             deferred_tools: string[];
+                            /** @description When the call was made. */
                             created_at: string;
+                            /** @description The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's. */
+                            anchor_at: string | null;
+                            /** @description Whether GET …/context-log/{seq}/payload can return this payload (calls logged since replay). */
+                            replayable: boolean;
                         }[];
                         next_cursor: number | null;
                     };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLoggedPayload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicPayload"] | components["schemas"]["OpenAIChatPayload"];
                 };
             };
             /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */

@@ -437,9 +437,35 @@ export const contextLog = pgTable(
     payloadSha256: text('payload_sha256').notNull(),
     budget: jsonb('budget').$type<Record<string, unknown>>().notNull(),
     model: text('model'),
+    /** When the call was made (the service's clock). */
     createdAt: createdAt(),
+    /** The time assembly took as "now": the anchor message's, else the turn's stated time. */
+    anchorAt: ts('anchor_at'),
+    /**
+     * The payload's bytes without its arrays' elements (docs/api.md "Replay"): JSON text, a list of
+     * [key, JSON text of the value | count of parts]; null on rows logged before replay existed.
+     */
+    payloadLayout: text('payload_layout'),
+    /** SHA-256 of each array element, in payload order (rows of payload_parts). */
+    payloadParts: text('payload_parts').array(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq] })],
+);
+
+/**
+ * The elements of logged payloads' arrays (system blocks, messages, tools) by the SHA-256 of their
+ * JSON text, once per tenant: a long session stores its system prompt and tool definitions once,
+ * and each history message once while its rendering stays the same.
+ */
+export const payloadParts = pgTable(
+  'payload_parts',
+  {
+    tenantId: text('tenant_id').notNull(),
+    sha256: text('sha256').notNull(),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.sha256] })],
 );
 
 /** Stored replies for writes that carried an Idempotency-Key. */

@@ -1,5 +1,5 @@
-// Bearer API keys → tenant. Everything under /v1 needs a key except the platform webhooks, which
-// prove their tenant with that tenant's signing secret instead.
+// Bearer API keys → tenant. Everything under /v1 and the MCP endpoint (/mcp) needs a key except
+// the platform webhooks, which prove their tenant with that tenant's signing secret instead.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { unauthorized } from '../shared/errors.js';
@@ -14,8 +14,9 @@ declare module 'fastify' {
 
 const PUBLIC_V1_PREFIXES = ['/v1/webhooks/'];
 
-/** Whether a path needs `Authorization: Bearer <key>`: /v1 except the webhooks (health, metrics, docs need none). */
+/** Whether a path needs `Authorization: Bearer <key>`: /v1 except the webhooks, and /mcp (health, metrics, docs need none). */
 export function requiresApiKey(path: string): boolean {
+  if (path === '/mcp' || path === '/mcp/') return true;
   return path.startsWith('/v1/') && !PUBLIC_V1_PREFIXES.some((p) => path.startsWith(p));
 }
 const CACHE_TTL_MS = 30_000;

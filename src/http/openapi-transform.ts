@@ -74,3 +74,44 @@ export const documentComponents: typeof jsonSchemaTransformObject = (args) => {
     typeof jsonSchemaTransformObject
   >;
 };
+
+/** The document's tags, in the order Swagger UI lists them, each with what a bot author finds there. */
+export const apiTags = [
+  {
+    name: 'context',
+    description:
+      'The call a bot makes on every turn: a token-budgeted Messages API payload (system blocks with cache breakpoints, history since the last compaction, channel and thread context, memories, tools) and where every token went. Also the audit log of past calls.',
+  },
+  {
+    name: 'sessions',
+    description:
+      "A conversation of one agent: create it, append the bot's own turns (with usage, so estimates calibrate), read the transcript, lanes and their pending slots, compactions.",
+  },
+  {
+    name: 'tools',
+    description:
+      "contextd's built-in tools for the model (channel_context, channel_messages, read_result, memory_search, tool_search, compact_context), scoped to the session's tenant, channel and lane.",
+  },
+  {
+    name: 'ingest',
+    description:
+      "Channel events as they happen — messages, replies, edits, deletes, reactions, media — normalized or as the platform's own payload. Idempotent; order does not matter.",
+  },
+  {
+    name: 'webhooks',
+    description:
+      'Endpoints a platform calls directly (Slack Events API, Telegram setWebhook), verified by signature or secret instead of an API key.',
+  },
+  { name: 'channels', description: 'What is stored of a channel: messages, threads, search.' },
+  {
+    name: 'memory',
+    description: 'Long-term memories (facts, preferences, summaries) and search across them.',
+  },
+  { name: 'blobs', description: 'Bytes of media and offloaded tool results, deduplicated by SHA-256.' },
+  { name: 'agents', description: "Per-agent settings and system sections shared by the agent's sessions." },
+  {
+    name: 'tenancy',
+    description: 'The tenant behind the calling API key, and its monthly summarizer spend and cap.',
+  },
+  { name: 'operations', description: 'Health, readiness and Prometheus metrics; open, without an API key.' },
+];

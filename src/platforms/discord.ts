@@ -3,6 +3,7 @@
 // gateway does not name the parent; when the bot adds `parent_channel_id` (discord.js knows it as
 // `channel.parentId`), the message is stored in the parent channel with the thread as its topic.
 import type { ChannelEvent, MediaRefInput } from '../modules/channels/core/channel-events.js';
+import { renderDiscordMessage } from './discord-render.js';
 import { ignored, isRecord, iso, num, str, type AdapterContext, type AdapterResult } from './types.js';
 
 const DISCORD_EPOCH_MS = 1_420_070_400_000;
@@ -56,6 +57,44 @@ function where(envelope: Record<string, unknown>, d: Record<string, unknown>) {
   return { channel_id: channelId };
 }
 
+/**
+ * A reply carries the message it replies to (`referenced_message`): a copy fills that message's
+ * row until its own create arrives (docs/channels.md, copies); an edited one brings its edit.
+ */
+function referencedCopy(
+  d: Record<string, unknown>,
+  place: { channel_id: string; thread_id?: string; topic_id?: string },
+  replyTo: string,
+): ChannelEvent[] {
+  const ref = isRecord(d.referenced_message) ? d.referenced_message : undefined;
+  if (!ref || str(ref.id) !== replyTo || !isRecord(ref.author) || !str(ref.author.id)) return [];
+  const ts = normalizeTime(ref.timestamp) ?? snowflakeTime(replyTo);
+  if (!ts) return [];
+  const text = renderDiscordMessage(ref);
+  const files = attachments(ref);
+  if (!text && files.length === 0) return [];
+  const common = {
+    platform: 'discord',
+    channel_id: place.channel_id,
+    message_id: replyTo,
+    author: author(ref),
+    text,
+    ...(files.length > 0 ? { media: files } : {}),
+  };
+  const events: ChannelEvent[] = [{ type: 'message.created', ...common, ts, is_copy: true }];
+  const editedAt = normalizeTime(ref.edited_timestamp);
+  // Built as MESSAGE_UPDATE builds the same edit, so the two are one edit whichever comes first.
+  if (editedAt)
+    events.push({
+      type: 'message.edited',
+      ...common,
+      ts: editedAt,
+      message_ts: ts,
+      ...(Array.isArray(ref.attachments) ? { media: files } : {}),
+    });
+  return events;
+}
+
 export function discordDispatchToEvents(payload: unknown, context: AdapterContext): AdapterResult {
   if (!isRecord(payload) || !str(payload.t) || !isRecord(payload.d)) {
     return ignored('not a Discord gateway dispatch ({ t, d })');
@@ -84,8 +123,12 @@ export function discordDispatchToEvents(payload: unknown, context: AdapterContex
       const type = num(d.type) ?? 0;
       if (!CONVERSATION_TYPES.has(type)) return ignored(`Discord system message type ${type}`);
       const ref = isRecord(d.message_reference) ? d.message_reference : undefined;
+      // Reference type 1 is a forward (of any channel's message): not a reply.
       const replyTo =
-        ref && str(ref.message_id) && (!str(ref.channel_id) || str(ref.channel_id) === str(d.channel_id))
+        ref &&
+        (ref.type === undefined || ref.type === 0) &&
+        str(ref.message_id) &&
+        (!str(ref.channel_id) || str(ref.channel_id) === str(d.channel_id))
           ? str(ref.message_id)
           : undefined;
       const files = attachments(d);
@@ -96,12 +139,12 @@ export function discordDispatchToEvents(payload: unknown, context: AdapterContex
         message_id: id,
         ts,
         author: author(d),
-        text: typeof d.content === 'string' ? d.content : '',
+        text: renderDiscordMessage(d),
         ...(replyTo ? { reply_to_id: replyTo } : {}),
         ...(files.length > 0 ? { media: files } : {}),
         ...(str(d.guild_id) ? {} : { channel: { kind: 'dm' as const } }),
       };
-      return { kind: 'events', events: [event] };
+      return { kind: 'events', events: [event, ...(replyTo ? referencedCopy(d, place, replyTo) : [])] };
     }
     case 'MESSAGE_UPDATE': {
       const id = str(d.id);
@@ -121,7 +164,7 @@ export function discordDispatchToEvents(payload: unknown, context: AdapterContex
         ts,
         ...(messageTs ? { message_ts: messageTs } : {}),
         ...(isRecord(d.author) ? { author: author(d) } : {}),
-        text: d.content,
+        text: renderDiscordMessage(d),
         ...(Array.isArray(d.attachments) ? { media: files } : {}),
       };
       return { kind: 'events', events: [event] };
@@ -148,8 +191,12 @@ export function discordDispatchToEvents(payload: unknown, context: AdapterContex
     case 'MESSAGE_REACTION_REMOVE': {
       const id = str(d.message_id);
       const emoji = isRecord(d.emoji) ? d.emoji : {};
-      // Custom emoji have a name and an id; unicode ones only a name (the character itself).
-      const reaction = str(emoji.name) ?? str(emoji.id);
+      // Unicode emoji have only a name (the character itself). Custom emoji are keyed by id, the
+      // name kept for display: two guilds' :LUL: stay apart, and a deleted emoji (name null)
+      // lands on the same key.
+      const customId = str(emoji.id);
+      const reaction = customId ?? str(emoji.name);
+      const reactionName = customId ? str(emoji.name) : undefined;
       if (!id || !reaction) return ignored(`${t} without message_id or emoji`);
       const messageTs = snowflakeTime(id);
       const user = str(d.user_id);
@@ -161,6 +208,7 @@ export function discordDispatchToEvents(payload: unknown, context: AdapterContex
         ts: received,
         ...(messageTs ? { message_ts: messageTs } : {}),
         reaction,
+        ...(reactionName ? { reaction_name: reactionName } : {}),
         ...(user ? { user_id: user } : {}),
       };
       return { kind: 'events', events: [event] };

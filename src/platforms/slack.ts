@@ -2,11 +2,23 @@
 // channel); a reply's thread is its `thread_ts`. Signature checks for the webhook live here too.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ChannelEvent, MediaRefInput } from '../modules/channels/core/channel-events.js';
+import { renderSlackMessage } from './slack-render.js';
 import { ignored, isRecord, iso, num, str, type AdapterResult } from './types.js';
+
+/**
+ * A Slack `ts` in its usual form "1700000000.000100". Some payloads (the documented app_mention
+ * example's `event_ts`) drop the dot: 16 digits are seconds and microseconds.
+ */
+export function slackTs(value: unknown): string | undefined {
+  const ts = str(value);
+  if (!ts) return undefined;
+  if (/^\d{16}$/.test(ts)) return `${ts.slice(0, 10)}.${ts.slice(10)}`;
+  return /^\d{1,12}(\.\d{1,9})?$/.test(ts) ? ts : undefined;
+}
 
 /** Slack `ts` ("1700000000.000100") → ISO time. */
 export function slackTsToIso(ts: string): string | undefined {
-  const seconds = Number(ts);
+  const seconds = Number(slackTs(ts));
   return Number.isFinite(seconds) && seconds > 0 ? iso(Math.floor(seconds * 1000)) : undefined;
 }
 
@@ -21,7 +33,9 @@ function filesToMedia(files: unknown): MediaRefInput[] {
   if (!Array.isArray(files)) return [];
   return files.filter(isRecord).map((f) => {
     const ref: MediaRefInput = {};
-    const url = str(f.url_private) ?? str(f.permalink);
+    // A Slack Connect file (`file_access: check_file_info`) comes as its id alone: `files.info`
+    // tells the rest, so the id is kept in a `slack-file:` pseudo-URL.
+    const url = str(f.url_private) ?? str(f.permalink) ?? (str(f.id) ? `slack-file:${str(f.id)}` : undefined);
     if (url) ref.url = url;
     if (str(f.mimetype)) ref.media_type = str(f.mimetype);
     if (str(f.name)) ref.filename = str(f.name);
@@ -87,7 +101,9 @@ export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
     };
   }
 
-  if (event.type !== 'message')
+  // app_mention is the message that mentions the bot; Slack sends the `message` event for it too.
+  // Both become the same create (same id, same rendering), so either order ends the same.
+  if (event.type !== 'message' && event.type !== 'app_mention')
     return ignored(`unsupported Slack event type ${JSON.stringify(event.type ?? null)}`);
   const channel = str(event.channel);
   if (!channel) return ignored('Slack message event without a channel');
@@ -117,7 +133,9 @@ export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
 
   if (subtype === 'message_changed') {
     const message = isRecord(event.message) ? event.message : undefined;
-    const messageTs = message ? str(message.ts) : undefined;
+    const previous = isRecord(event.previous_message) ? event.previous_message : undefined;
+    // Some message_changed payloads carry the message without its ts: the previous one has it.
+    const messageTs = slackTs(message?.ts) ?? slackTs(previous?.ts);
     if (!message || !messageTs) return ignored('message_changed without a message');
     const edited = isRecord(message.edited) ? message.edited : undefined;
     // Slack also sends message_changed for unfurls and reply counters: no text change, no edit.
@@ -138,7 +156,7 @@ export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
           message_id: messageTs,
           ts: at,
           message_ts: messageIso,
-          text: typeof message.text === 'string' ? message.text : '',
+          text: renderSlackMessage(message),
           author: author(message),
           ...(threadTs ? { thread_id: threadTs } : {}),
           ...(media.length > 0 ? { media } : {}),
@@ -149,7 +167,8 @@ export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
   }
 
   if (!MESSAGE_SUBTYPES.has(subtype)) return ignored(`Slack message subtype ${subtype} carries no message`);
-  const ts = str(event.ts);
+  // A message without `ts` (seen in real payloads) is identified by its `event_ts`, the same value.
+  const ts = slackTs(event.ts) ?? slackTs(event.event_ts);
   const at = ts ? slackTsToIso(ts) : undefined;
   if (!ts || !at) return ignored('Slack message without ts');
   const threadTs = str(event.thread_ts);
@@ -165,7 +184,7 @@ export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
         message_id: ts,
         ts: at,
         author: author(event),
-        text: typeof event.text === 'string' ? event.text : '',
+        text: renderSlackMessage(event),
         ...(threadTs ? { thread_id: threadTs } : {}),
         ...(media.length > 0 ? { media } : {}),
         ...(subtype ? { metadata: { slack_subtype: subtype } } : {}),

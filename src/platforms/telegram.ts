@@ -2,7 +2,8 @@
 // edited_channel_post (edited), message_reaction (reaction diffs). Forum topics become threads
 // (`message_thread_id` with `is_topic_message`); `reply_to_message` becomes the reply link.
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { ChannelEvent, MediaRefInput } from '../modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../modules/channels/core/channel-events.js';
+import { renderTelegramMessage, telegramMedia } from './telegram-render.js';
 import { ignored, isRecord, iso, num, str, type AdapterResult } from './types.js';
 
 const CHAT_KINDS: Record<string, 'dm' | 'group' | 'channel'> = {
@@ -11,46 +12,6 @@ const CHAT_KINDS: Record<string, 'dm' | 'group' | 'channel'> = {
   supergroup: 'group',
   channel: 'channel',
 };
-
-/** Telegram has no URLs for files; the file_id is kept in a `telegram-file:` pseudo-URL. */
-const fileUrl = (fileId: string) => `telegram-file:${fileId}`;
-
-function media(message: Record<string, unknown>): MediaRefInput[] {
-  const out: MediaRefInput[] = [];
-  const caption = str(message.caption);
-  if (Array.isArray(message.photo) && message.photo.length > 0) {
-    // Sizes come smallest first; the largest is the photo.
-    const sizes = message.photo.filter(isRecord);
-    const largest = sizes[sizes.length - 1];
-    const fileId = largest ? str(largest.file_id) : undefined;
-    if (largest && fileId) {
-      out.push({
-        url: fileUrl(fileId),
-        media_type: 'image/jpeg',
-        ...(num(largest.file_size) !== undefined ? { byte_length: num(largest.file_size) } : {}),
-        ...(num(largest.width) !== undefined ? { width: num(largest.width) } : {}),
-        ...(num(largest.height) !== undefined ? { height: num(largest.height) } : {}),
-        ...(caption ? { caption } : {}),
-      });
-    }
-  }
-  for (const field of ['document', 'video', 'audio', 'voice', 'animation'] as const) {
-    const file = message[field];
-    if (!isRecord(file)) continue;
-    const fileId = str(file.file_id);
-    if (!fileId) continue;
-    out.push({
-      url: fileUrl(fileId),
-      ...(str(file.mime_type) ? { media_type: str(file.mime_type) } : {}),
-      ...(str(file.file_name) ? { filename: str(file.file_name) } : {}),
-      ...(num(file.file_size) !== undefined ? { byte_length: num(file.file_size) } : {}),
-      ...(num(file.width) !== undefined ? { width: num(file.width) } : {}),
-      ...(num(file.height) !== undefined ? { height: num(file.height) } : {}),
-      ...(caption && out.length === 0 ? { caption } : {}),
-    });
-  }
-  return out;
-}
 
 function author(message: Record<string, unknown>) {
   const from = isRecord(message.from) ? message.from : undefined;
@@ -89,6 +50,47 @@ function reactionKeys(list: unknown): string[] {
   });
 }
 
+/**
+ * One message as events: its create (or edit, or a copy of it seen inside another message; a
+ * copy that was edited also brings that edit). None when the message shows nothing.
+ */
+function messageEvents(
+  message: Record<string, unknown>,
+  chatId: string,
+  as: 'created' | 'edited' | 'copy',
+): ChannelEvent[] {
+  const messageId = str(message.message_id);
+  const date = num(message.date);
+  if (!messageId || date === undefined) return [];
+  const text = renderTelegramMessage(message);
+  const files = telegramMedia(message);
+  if (!text && files.length === 0) return [];
+  const common = {
+    platform: 'telegram',
+    channel_id: chatId,
+    message_id: messageId,
+    author: author(message),
+    text,
+    ...placement(message),
+    ...(files.length > 0 ? { media: files } : {}),
+  };
+  const editDate = num(message.edit_date);
+  const edited = (at: number): ChannelEvent => ({
+    type: 'message.edited',
+    ...common,
+    ts: iso(at * 1000),
+    message_ts: iso(date * 1000),
+  });
+  if (as === 'edited') return [edited(editDate ?? date)];
+  const create: ChannelEvent = {
+    type: 'message.created',
+    ...common,
+    ts: iso(date * 1000),
+    ...(as === 'copy' ? { is_copy: true } : {}),
+  };
+  return as === 'copy' && editDate !== undefined ? [create, edited(editDate)] : [create];
+}
+
 export function telegramUpdateToEvents(payload: unknown): AdapterResult {
   if (!isRecord(payload)) return ignored('not a Telegram Update');
   const updateId = str(payload.update_id);
@@ -107,33 +109,18 @@ export function telegramUpdateToEvents(payload: unknown): AdapterResult {
     const title = str(chat.title);
     const channel =
       kind || title ? { channel: { ...(kind ? { kind } : {}), ...(title ? { name: title } : {}) } } : {};
-    const text = str(message.text) ?? str(message.caption) ?? '';
-    const files = media(message);
-    if (!text && files.length === 0) return ignored('Telegram service message (no text or media)');
-    const common = {
-      platform: 'telegram',
-      channel_id: chatId,
-      message_id: messageId,
-      author: author(message),
-      text,
-      ...placement(message),
-      ...(files.length > 0 ? { media: files } : {}),
-      ...channel,
-    };
-    if (isRecord(created)) {
-      const event: ChannelEvent = { type: 'message.created', ...common, ts: iso(date * 1000) };
-      return { kind: 'events', events: [event] };
-    }
-    const editDate = num(message.edit_date) ?? date;
-    const event: ChannelEvent = {
-      type: 'message.edited',
-      ...common,
-      ts: iso(editDate * 1000),
-      message_ts: iso(date * 1000),
-      // Two edits in the same second are told apart by the update id.
-      ...(updateId ? { event_id: `update:${updateId}` } : {}),
-    };
-    return { kind: 'events', events: [event] };
+    const own = messageEvents(message, chatId, isRecord(created) ? 'created' : 'edited');
+    if (own.length === 0) return ignored('Telegram service message (no text or media)');
+    const [first, ...rest] = own;
+    const events: ChannelEvent[] = [{ ...first!, ...channel }, ...rest];
+    // Two edits in the same second are told apart by the update id.
+    if (first!.type === 'message.edited' && updateId)
+      events[0] = { ...events[0]!, event_id: `update:${updateId}` };
+    // The replied-to message comes whole: a copy fills its row until its own create arrives
+    // (a thread root the bot never saw, a forum topic's creation).
+    const replied = isRecord(message.reply_to_message) ? message.reply_to_message : undefined;
+    if (replied) events.push(...messageEvents(replied, chatId, 'copy'));
+    return { kind: 'events', events };
   }
 
   if (isRecord(payload.message_reaction)) {

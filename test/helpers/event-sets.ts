@@ -30,12 +30,16 @@ const messagePlan = fc.record({
       added: fc.boolean(),
       user: fc.constantFrom('U1', 'U2', null),
       name: fc.constantFrom('eyes', 'tada'),
+      /** A display name, as Discord custom emoji (keyed by id) carry; the latest one shows. */
+      display: fc.constantFrom(null, null, 'LUL', 'KEK'),
       minute: fc.nat({ max: 4 }),
       withEventId: fc.boolean(),
     }),
     { maxLength: 5 },
   ),
   eventIds: fc.boolean(),
+  /** Slack's app_mention for the same message: a second create without the author's name. */
+  mention: fc.nat({ max: 3 }).map((n) => n === 0),
 });
 
 /**
@@ -71,6 +75,34 @@ export function eventSet(channelId: string): fc.Arbitrary<ChannelEvent[]> {
           ...(parent ? { reply_to_id: parent } : {}),
           ...(thread ? { thread_id: thread } : {}),
         });
+      // A reply brings a copy of its parent (Telegram's reply_to_message), as the parent was
+      // created: only for parents without edits, whose copy would carry the edited text.
+      const parentPlan = parent ? plans[i - plan.parentBack] : undefined;
+      if (plan.created && parent && parentPlan && parentPlan.edits.length === 0)
+        push(t0, {
+          type: 'message.created',
+          ...base,
+          message_id: parent,
+          ts: at(10 * (i - plan.parentBack)),
+          author: { id: 'U1', name: 'Ana' },
+          text: `text ${parent}`,
+          ...(parentPlan.media ? { media: [{ url: `https://files.example/${parentPlan.media}` }] } : {}),
+          is_copy: true,
+        });
+      if (plan.created && plan.mention)
+        push(t0, {
+          type: 'message.created',
+          ...base,
+          ...eventId(plan.eventIds),
+          message_id: id,
+          ts: at(t0),
+          author: { id: 'U1' },
+          text: `text ${id}`,
+          ...(plan.media ? { media: [{ url: `https://files.example/${plan.media}` }] } : {}),
+          ...(parent ? { reply_to_id: parent } : {}),
+          ...(thread ? { thread_id: thread } : {}),
+          metadata: { slack_event: 'app_mention' },
+        });
       for (const edit of plan.edits)
         push(t0 + 1 + edit.minute, {
           type: 'message.edited',
@@ -104,6 +136,7 @@ export function eventSet(channelId: string): fc.Arbitrary<ChannelEvent[]> {
           ts: at(t0 + 1 + r.minute),
           message_ts: at(t0),
           reaction: r.name,
+          ...(r.display ? { reaction_name: r.display } : {}),
           ...(r.user ? { user_id: r.user } : {}),
         });
     });

@@ -28,7 +28,7 @@ async function deliver(tenant: TestTenant, batches: ChannelEvent[][]) {
 const storedRows = (tenant: TestTenant, channelId: string) =>
   queryRows(
     ctx.deps.database.db,
-    sql`select message_id, thread_id, reply_to_id, lane_key, ts,
+    sql`select message_id, thread_id, reply_to_id, lane_key, ts, author_id, author_name, metadata,
           text, reactions, media, reply_count, last_reply_ts, edited_at, deleted_at, is_placeholder,
           token_estimate, reaction_state
         from channel_messages
@@ -66,5 +66,6 @@ describe('POST /v1/events convergence (property)', () => {
       }),
       { numRuns: 100 },
     );
-  });
+    // ~35 s alone; the event sets carry copies and second creates too, and the machine is shared.
+  }, 180_000);
 });

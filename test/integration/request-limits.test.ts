@@ -77,16 +77,25 @@ describe('JSON nesting limit', () => {
 });
 
 /** One raw HTTP/1.1 exchange (the limits are the HTTP parser's, before any route). */
-function rawRequest(port: number, head: string): Promise<{ status: number; body: string }> {
+function rawRequest(
+  port: number,
+  head: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(head));
     let data = '';
     socket.on('data', (chunk) => (data += chunk.toString()));
     socket.on('error', reject);
     socket.on('close', () => {
-      const [statusLine = '', ...rest] = data.split('\r\n');
-      const body = rest.join('\r\n').split('\r\n\r\n').slice(1).join('\r\n\r\n');
-      resolve({ status: Number(statusLine.split(' ')[1]), body });
+      const [head = '', ...bodyParts] = data.split('\r\n\r\n');
+      const [statusLine = '', ...headerLines] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: bodyParts.join('\r\n\r\n') });
     });
   });
 }
@@ -107,6 +116,8 @@ describe('headers and URLs over 16 KiB', () => {
     expect(JSON.parse(response.body)).toEqual({
       error: { code: 'request.headers_too_large', message: expect.any(String) },
     });
+    // Refused before Fastify: the reply still carries a request id (the log line has the same one).
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answers 431 for a URL over the limit, and 400 request.malformed_http for garbage', async () => {
@@ -119,6 +130,8 @@ describe('headers and URLs over 16 KiB', () => {
     const garbage = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
     expect(garbage.status).toBe(400);
     expect(JSON.parse(garbage.body).error.code).toBe('request.malformed_http');
+    expect(garbage.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(garbage.headers['x-request-id']).not.toBe(long.headers['x-request-id']);
   });
 
   it('still serves a request with large but allowed headers', async () => {

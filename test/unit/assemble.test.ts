@@ -1131,3 +1131,52 @@ describe('OpenAI chat format', () => {
     expect(JSON.stringify(chat)).not.toContain('cache_control');
   });
 });
+
+describe('retrieval uses the budget (issue 15)', () => {
+  const items = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      kind: 'channel_message' as const,
+      id: `m${i}`,
+      message_id: `m${i}`,
+      text: `fact ${i}: ${'word '.repeat(3 + ((i * 7) % 40))}`,
+      score: 1 - i / 1000,
+      source: 'slack #general',
+      author: i % 2 ? 'Ana' : 'Bo',
+      ts: `2026-01-${String(1 + (i % 20)).padStart(2, '0')}T10:00:00Z`,
+    }));
+
+  it('fills the cap down to the last item that fits whole, at every budget, and says why room is left', () => {
+    const retrieved = items(300);
+    for (const cap of [150, 400, 1000, 1764, 2500, 4000, 8000]) {
+      const r = assembleContext(input({ retrieved, limits: { ...input().limits, maxContextTokens: cap } }));
+      const { unused, components } = r.budget;
+      expect(r.budget.added + unused.tokens).toBe(cap);
+      expect(components.memories).toBeGreaterThan(0);
+      if (unused.reason === 'no_more_candidates') {
+        expect(r.context.retrieved).toHaveLength(retrieved.length);
+        continue;
+      }
+      expect(unused.reason).toBe('next_item_too_large');
+      // Every left-out item is larger than what is left (its row alone, before any group keys).
+      const picked = new Set(r.context.retrieved.map((x) => x.id));
+      const smallest = Math.min(
+        ...retrieved
+          .filter((x) => !picked.has(x.id))
+          .map((x) => estimator.text(JSON.stringify(`10:00 ${x.author}: ${x.text}`)) + 1),
+      );
+      expect(smallest).toBeGreaterThan(unused.tokens);
+    }
+  });
+
+  it('every candidate in: no_more_candidates; no retrieval: retrieval_skipped', () => {
+    const few = assembleContext(
+      input({ retrieved: items(3), limits: { ...input().limits, maxContextTokens: 4000 } }),
+    );
+    expect(few.context.retrieved).toHaveLength(3);
+    expect(few.budget.unused).toEqual({ tokens: 4000 - few.budget.added, reason: 'no_more_candidates' });
+    const skipped = assembleContext(
+      input({ retrievalSkipped: true, limits: { ...input().limits, maxContextTokens: 500 } }),
+    );
+    expect(skipped.budget.unused).toEqual({ tokens: 500, reason: 'retrieval_skipped' });
+  });
+});

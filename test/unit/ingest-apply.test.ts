@@ -274,3 +274,69 @@ describe("caller metadata never reaches contextd's derived state", () => {
     });
   });
 });
+
+describe('copies (Telegram reply_to_message, Discord referenced_message)', () => {
+  const copy = (id: string, minute: number, text: string) =>
+    create(id, minute, { text, author: { id: 'U9', name: 'Ivan' }, is_copy: true });
+
+  it('fills a placeholder that stays one, and gives way to the own create in either order', () => {
+    const { ctx, outcomes } = run([create('r', 5, { reply_to_id: 'p' }), copy('p', 1, 'root words')]);
+    expect(outcomes).toEqual(['created', 'updated']);
+    const p = ctx.messages.get('p')!;
+    expect(p).toMatchObject({ isPlaceholder: true, text: 'root words', authorId: 'U9', authorName: 'Ivan' });
+    expect(p.ts).toBe(new Date(at(1)).getTime());
+    expect(p.replyCount).toBe(1);
+    const own = create('p', 1, { text: 'own words', author: { id: 'U9', name: 'Ivan' } });
+    const later = run([copy('p', 1, 'root words'), own]).ctx.messages.get('p')!;
+    const earlier = run([own, copy('p', 1, 'root words')]);
+    expect(earlier.outcomes).toEqual(['created', 'duplicate']);
+    expect(view(later)).toEqual(view(earlier.ctx.messages.get('p')));
+    expect(later).toMatchObject({ isPlaceholder: false, text: 'own words' });
+  });
+
+  it('does not undo an edit or a delete that arrived first', () => {
+    const edited = run([edit('p', 3, 'edited'), copy('p', 1, 'copy')]).ctx.messages.get('p')!;
+    expect(edited).toMatchObject({ text: 'edited', authorId: 'U9' });
+    const deleted = run([del('p', 3), copy('p', 1, 'copy')]).ctx.messages.get('p')!;
+    expect(deleted).toMatchObject({ text: '', tokenEstimate: 0 });
+  });
+});
+
+describe('second creates (Slack app_mention and message)', () => {
+  it('fill a missing author name and unite metadata keys, in either order', () => {
+    const named = create('m', 1, { author: { id: 'U', name: 'Ana' } });
+    const bare = create('m', 1, { metadata: { slack_event: 'app_mention' } });
+    const a = run([named, bare]);
+    const b = run([bare, named]);
+    expect(a.outcomes).toEqual(['created', 'updated']);
+    expect(b.outcomes).toEqual(['created', 'updated']);
+    for (const { ctx } of [a, b])
+      expect(ctx.messages.get('m')).toMatchObject({
+        authorName: 'Ana',
+        metadata: { slack_event: 'app_mention' },
+      });
+    expect(run([named, named]).outcomes).toEqual(['created', 'duplicate']);
+  });
+});
+
+describe('reactions keyed by an id', () => {
+  const custom = (user: string, minute: number, name?: string): ChannelEvent => ({
+    ...(react('reaction.added', user, minute, '41771983429993937') as Extract<
+      ChannelEvent,
+      { type: 'reaction.added' }
+    >),
+    ...(name ? { reaction_name: name } : {}),
+  });
+
+  it('show the latest name with the id; events without a name count on the same key', () => {
+    const events = [create('m', 0), custom('u1', 1, 'LUL'), custom('u2', 2), custom('u3', 3, 'LULW')];
+    const { ctx, outcomes } = run(events);
+    expect(outcomes).toEqual(['created', 'updated', 'updated', 'updated']);
+    expect(ctx.messages.get('m')!.reactions).toEqual({ 'LULW:41771983429993937': 3 });
+    const reversed = run([events[0]!, ...events.slice(1).reverse()]).ctx.messages.get('m')!;
+    expect(reversed.reactions).toEqual({ 'LULW:41771983429993937': 3 });
+    expect(reactionStateOf(JSON.parse(JSON.stringify(reversed.reactionState)))).toEqual(
+      reversed.reactionState,
+    );
+  });
+});

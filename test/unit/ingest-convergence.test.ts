@@ -28,6 +28,9 @@ function deliver(batches: ChannelEvent[][]): ApplyContext {
 const stateOf = (m: MessageState) => ({
   isPlaceholder: m.isPlaceholder,
   ts: m.ts,
+  authorId: m.authorId,
+  authorName: m.authorName,
+  metadata: m.metadata,
   threadId: m.threadId,
   replyToId: m.replyToId,
   text: m.text,

@@ -237,6 +237,80 @@ describe('Slack', () => {
     }
   });
 
+  it('maps app_mention as the message it is, the same event as its message event', () => {
+    const mention = {
+      type: 'app_mention',
+      user: 'U061F7AUR',
+      text: '<@U0LAN0Z89> is it everything a river should be?',
+      ts: '1515449522.000016',
+      channel: 'C0LAN2Q65',
+      event_ts: '1515449522000016',
+    };
+    const [fromMention] = events(slackEnvelopeToEvents(envelope(mention, 'Ev1')));
+    const [fromMessage] = events(slackEnvelopeToEvents(envelope({ ...mention, type: 'message' }, 'Ev2')));
+    expect(fromMention).toEqual({ ...fromMessage, event_id: 'Ev1' });
+    expect(fromMention).toMatchObject({ message_id: '1515449522.000016', type: 'message.created' });
+  });
+
+  it('falls back to previous_message.ts, to event_ts, and keeps Slack Connect file ids', () => {
+    const [edit] = events(
+      slackEnvelopeToEvents(
+        envelope({
+          type: 'message',
+          subtype: 'message_changed',
+          channel: 'C1',
+          event_ts: '1700000100.000300',
+          message: {
+            type: 'message',
+            user: 'U1',
+            text: 'new',
+            edited: { user: 'U1', ts: '1700000099.000000' },
+          },
+          previous_message: { type: 'message', user: 'U1', text: 'old', ts: '1700000000.000100' },
+        }),
+      ),
+    );
+    expect(edit).toMatchObject({ type: 'message.edited', message_id: '1700000000.000100', text: 'new' });
+    // The documented app_mention example writes event_ts without its dot.
+    const [bare] = events(
+      slackEnvelopeToEvents(
+        envelope({ type: 'message', channel: 'C1', user: 'U1', text: 'x', event_ts: '1700000200000400' }),
+      ),
+    );
+    expect(bare).toMatchObject({ message_id: '1700000200.000400', ts: '2023-11-14T22:16:40.000Z' });
+    const [connect] = events(
+      slackEnvelopeToEvents(
+        envelope({
+          type: 'message',
+          subtype: 'file_share',
+          channel: 'C1',
+          user: 'U1',
+          text: '',
+          ts: '1700000300.000500',
+          files: [{ id: 'F07ABC', mode: 'hidden_by_limit', file_access: 'check_file_info' }],
+        }),
+      ),
+    );
+    expect(connect).toMatchObject({ text: '[file F07ABC]', media: [{ url: 'slack-file:F07ABC' }] });
+  });
+
+  it('renders blocks once: rich_text only when text is empty, other blocks unless text has them', () => {
+    const richText = {
+      type: 'rich_text',
+      elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'ship it' }] }],
+    };
+    const section = { type: 'section', text: { type: 'mrkdwn', text: 'ship it' } };
+    const render = (event: Record<string, unknown>) =>
+      events(
+        slackEnvelopeToEvents(
+          envelope({ type: 'message', channel: 'C1', user: 'U1', ts: '1.000001', ...event }),
+        ),
+      )[0]!;
+    expect(render({ text: 'ship it', blocks: [richText, section] })).toMatchObject({ text: 'ship it' });
+    expect(render({ text: '', blocks: [richText] })).toMatchObject({ text: 'ship it' });
+    expect(render({ text: 'fallback', blocks: [section] })).toMatchObject({ text: 'fallback\n\nship it' });
+  });
+
   it('verifies signature v0 with a 5-minute window', () => {
     const body = Buffer.from('{"type":"event_callback"}');
     const now = new Date(1_700_000_000_000);
@@ -298,6 +372,17 @@ describe('Telegram', () => {
           topic_id: '1200',
           reply_to_id: '1300',
           channel: { kind: 'group', name: 'Dev team' },
+        },
+        {
+          // The replied-to message comes whole: a copy that fills it until its own create.
+          type: 'message.created',
+          platform: 'telegram',
+          channel_id: '-1001234567890',
+          message_id: '1300',
+          ts: '2023-11-14T21:56:40.000Z',
+          author: { id: '111', is_bot: false, name: 'Ivan Petrov' },
+          text: 'earlier',
+          is_copy: true,
         },
       ],
     });
@@ -369,7 +454,10 @@ describe('Telegram', () => {
     });
     expect(doc).toMatchObject({
       events: [
-        { text: '', media: [{ filename: 'report.pdf', media_type: 'application/pdf', byte_length: 5000 }] },
+        {
+          text: '[file: report.pdf]',
+          media: [{ filename: 'report.pdf', media_type: 'application/pdf', byte_length: 5000 }],
+        },
       ],
     });
   });
@@ -487,7 +575,7 @@ describe('Discord', () => {
           message_id: '1180000000000000001',
           ts: '2023-11-26T10:00:00.123Z',
           author: { id: '80351110224678912', is_bot: false, name: 'Nel' },
-          text: 'see the log',
+          text: 'see the log\n\n[attachment: log.txt]',
           reply_to_id: '1179999999999999999',
           media: [
             {
@@ -621,7 +709,9 @@ describe('Discord', () => {
       },
       ctx,
     );
-    expect(remove).toMatchObject({ events: [{ type: 'reaction.removed', reaction: 'LUL' }] });
+    expect(remove).toMatchObject({
+      events: [{ type: 'reaction.removed', reaction: '41771983429993937', reaction_name: 'LUL' }],
+    });
   });
 
   it('derives times from snowflakes and ignores system messages and other dispatches', () => {

@@ -33,7 +33,7 @@ describe('queryWords', () => {
   });
 
   it('caps the number of terms', () => {
-    expect(queryWords(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '))).toHaveLength(24);
+    expect(queryWords(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '))).toHaveLength(64);
   });
 });
 

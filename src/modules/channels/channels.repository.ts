@@ -116,6 +116,34 @@ export function createChannelsRepository(db: Executor) {
     },
 
     /**
+     * For each hit (by id): the `span` visible messages just before and just after it in its lane,
+     * each within `withinMs` of it (a continuation of the same exchange), read through the channel's
+     * time index. Hits themselves may come back as each other's neighbours.
+     */
+    async neighbours(
+      scope: ChannelScope & { ids: string[]; withinMs: number; span: number },
+      tx: Executor = db,
+    ): Promise<(StoredMessage & { hitId: string; distance: number })[]> {
+      if (scope.ids.length === 0) return [];
+      const near = (op: '<' | '>') => sql`(select ${MESSAGE_COLUMNS},
+            row_number() over (order by d.ts ${sql.raw(op === '<' ? 'desc' : 'asc')}, d.message_id ${sql.raw(op === '<' ? 'desc' : 'asc')})::int as distance
+          from channel_messages d
+          where d.tenant_id = a.tenant_id and d.platform = a.platform and d.channel_id = a.channel_id
+            and not d.is_placeholder and d.deleted_at is null and d.lane_key is not distinct from a.lane_key
+            and (d.ts, d.message_id) ${sql.raw(op)} (a.ts, a.message_id)
+            and d.ts ${sql.raw(op === '<' ? '>=' : '<=')} a.ts ${sql.raw(op === '<' ? '-' : '+')} ${scope.withinMs} * interval '1 millisecond'
+          order by d.ts ${sql.raw(op === '<' ? 'desc' : 'asc')}, d.message_id ${sql.raw(op === '<' ? 'desc' : 'asc')} limit ${scope.span})`;
+      const rows = await queryRows<MessageRow & { hit_id: string; distance: number }>(
+        tx,
+        sql`select n.*, a.message_id as hit_id from channel_messages a
+            cross join lateral (${near('<')} union all ${near('>')}) n
+            where a.tenant_id = ${scope.tenantId} and a.platform = ${scope.platform}
+              and a.channel_id = ${scope.channelId} and a.message_id = any(${idArray(scope.ids)})`,
+      );
+      return rows.map((row) => ({ ...toMessage(row), hitId: row.hit_id, distance: Number(row.distance) }));
+    },
+
+    /**
      * Replies of a thread, oldest first: messages in the thread (thread_id) or in the root's reply
      * lane. `newest` keeps only that many most recent ones; tombstones are left out.
      */

@@ -4,6 +4,7 @@ import { replyLane, replyLaneRoot } from './core/lanes.js';
 import {
   buildChannelSnapshot,
   DEFAULT_ADJACENT_COUNT,
+  DEFAULT_SNAPSHOT_BUDGET,
   isoTime,
   lastHourWindow,
   authorOf,
@@ -88,7 +89,12 @@ export function threadRootFor(anchor: StoredMessage): string | null {
 export function createChannelsService(deps: { channels: ChannelsRepository; estimator: TokenEstimator }) {
   const { channels, estimator } = deps;
 
-  async function snapshotFor(scope: ChannelScope, anchor: StoredMessage, adjacentCount: number) {
+  async function snapshotFor(
+    scope: ChannelScope,
+    anchor: StoredMessage,
+    adjacentCount: number,
+    budget?: number,
+  ) {
     const window = lastHourWindow(anchor.ts);
     const [channel, adjacent] = await Promise.all([
       channels.getChannel(scope),
@@ -108,6 +114,9 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       adjacent,
       repliesLastHour,
       adjacentCount,
+      ...(budget !== undefined
+        ? { budget: { tokens: budget, estimate: (t: string) => estimator.text(t) } }
+        : {}),
     });
   }
 
@@ -182,6 +191,11 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       return row && row.deletedAt === null ? { row, view: messageView(row) } : null;
     },
 
+    /** The message before and after each hit in its lane, within `withinMs` (retrieval's neighbour expansion). */
+    neighbours(params: ChannelScope & { ids: string[]; withinMs: number; span: number }) {
+      return channels.neighbours(params);
+    },
+
     /** Snapshot and thread around an anchor; pass its row (getAnchor) to save the read. */
     async loadAnchorContext(
       params: ChannelScope & {
@@ -189,6 +203,8 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
         anchor?: StoredMessage;
         adjacentCount?: number;
         threadBudget?: number;
+        /** Cap on the snapshot (DEFAULT_SNAPSHOT_BUDGET): adjacency trimmed before the anchor. */
+        snapshotBudget?: number;
       },
     ): Promise<{ snapshot: ChannelSnapshot; thread: ThreadContext | null }> {
       const anchor =
@@ -197,7 +213,12 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
           : await anchorOf(params, params.messageId);
       const rootId = threadRootFor(anchor);
       const [snapshot, thread] = await Promise.all([
-        snapshotFor(params, anchor, params.adjacentCount ?? DEFAULT_ADJACENT_COUNT),
+        snapshotFor(
+          params,
+          anchor,
+          params.adjacentCount ?? DEFAULT_ADJACENT_COUNT,
+          params.snapshotBudget ?? DEFAULT_SNAPSHOT_BUDGET,
+        ),
         rootId ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }) : null,
       ]);
       return { snapshot, thread };

@@ -76,6 +76,7 @@ export const contextReplyExample = {
     state: 'ok',
     safety_margin: 1.1,
     calibration: { factor: 1, ratio: null, calls: 0 },
+    unused: { tokens: 170_522, reason: 'no_more_candidates' },
   },
   compaction: { mode: 'auto', available: true, action: 'none', job_id: null, result: null },
   context: {

@@ -44,6 +44,7 @@ export function createContextServices(
     db,
     config: deps.config,
     estimator: deps.estimator,
+    clock: deps.clock,
     sessions,
     transcript: built.transcript,
     channels: built.channels,

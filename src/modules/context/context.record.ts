@@ -1,7 +1,9 @@
 // Step 4 of the context call (unless dry_run): the rendered user turn appended with, in the same
-// transaction, the audit row (payload hash, budget, lane version), the manifest rows of attached
-// media, the lane's attached-context marker and the consumed pending slot.
+// transaction, the audit row (payload hash, budget, lane version, the payload's layout and parts
+// for replay), the manifest rows of attached media, the lane's attached-context marker and the
+// consumed pending slot.
 import type { Executor } from '../../db/client.js';
+import type { Clock } from '../../shared/clock.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { conflict } from '../../shared/errors.js';
 import type { SessionRow } from '../sessions/sessions.repository.js';
@@ -9,6 +11,7 @@ import type { ManifestService } from '../sessions/manifest.service.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 import type { DeferredTool } from '../tools/core/tool-deferral.js';
 import type { AssembleResult } from './core/assemble.js';
+import { splitPayload } from './core/payload-layout.js';
 import type { ContextRepository } from './context.repository.js';
 import type { ContextRequest } from './context.types.js';
 
@@ -17,6 +20,7 @@ export function recordTurn(
     transcript: Pick<TranscriptService, 'appendTurns'>;
     manifest: Pick<ManifestService, 'record'>;
     context: ContextRepository;
+    clock: Clock;
   },
   params: {
     tenantId: string;
@@ -27,7 +31,10 @@ export function recordTurn(
     lane: { version: number; summaryVersion: number };
     laneKey: string;
     sha: string;
+    /** The payload's bytes, the ones `sha` is taken over (stored for replay). */
+    payloadText: string;
     model: string;
+    /** Assembly's "now" (the anchor's time); the log's created_at is the clock's. */
     now: Date;
     deferredTools: (DeferredTool & { input_schema?: unknown })[];
     /** Runs last in the transaction with the turn's seq (the Idempotency-Key record). */
@@ -36,6 +43,8 @@ export function recordTurn(
 ) {
   const { context } = deps;
   const { tenantId, sessionId, request, result, session, lane, laneKey, sha, model, now } = params;
+  const stored = splitPayload(params.payloadText);
+  const calledAt = deps.clock.now();
   return deps.transcript.appendTurns({
     tenantId,
     sessionId,
@@ -64,6 +73,7 @@ export function recordTurn(
           },
         );
       }
+      await context.storePayloadParts({ tenantId, parts: stored.parts, at: calledAt }, tx);
       await context.insertLog(
         {
           tenantId,
@@ -74,7 +84,10 @@ export function recordTurn(
           payloadSha256: sha,
           budget: { ...result.budget, deferred_tools: params.deferredTools },
           model,
-          createdAt: now,
+          createdAt: calledAt,
+          anchorAt: now,
+          payloadLayout: stored.layout,
+          payloadParts: stored.parts.map((p) => p.sha256),
         },
         tx,
       );

@@ -1,8 +1,9 @@
 // SQL for context assembly: the lane state it reads (the attached-context marker and the pending
 // slot it writes) and the audit log of context calls (docs/design.md §6.13).
-import { and, asc, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { contextLog, laneStates } from '../../db/schema.js';
+import { contextLog, laneStates, payloadParts } from '../../db/schema.js';
+import type { PayloadPart } from './core/payload-layout.js';
 import type { PendingSlot } from './core/pending-slot.js';
 
 export type LaneStateRow = typeof laneStates.$inferSelect;
@@ -117,6 +118,74 @@ export function createContextRepository(db: Executor) {
 
     async insertLog(row: typeof contextLog.$inferInsert, tx: Executor = db): Promise<void> {
       await tx.insert(contextLog).values(row);
+    },
+
+    /**
+     * Stores the parts of a logged payload the tenant does not hold yet: their hashes are looked up
+     * first, so a turn sends only its new messages, not the whole history again.
+     */
+    async storePayloadParts(
+      { tenantId, parts, at }: { tenantId: string; parts: PayloadPart[]; at: Date },
+      tx: Executor = db,
+    ): Promise<void> {
+      const unique = [...new Map(parts.map((p) => [p.sha256, p])).values()];
+      if (unique.length === 0) return;
+      const held = await tx
+        .select({ sha256: payloadParts.sha256 })
+        .from(payloadParts)
+        .where(
+          and(
+            eq(payloadParts.tenantId, tenantId),
+            inArray(
+              payloadParts.sha256,
+              unique.map((p) => p.sha256),
+            ),
+          ),
+        );
+      const heldSet = new Set(held.map((r) => r.sha256));
+      const missing = unique.filter((p) => !heldSet.has(p.sha256));
+      if (missing.length === 0) return;
+      // A concurrent turn of the tenant may store the same part first: same hash, same bytes.
+      await tx
+        .insert(payloadParts)
+        .values(missing.map((p) => ({ tenantId, sha256: p.sha256, body: p.body, createdAt: at })))
+        .onConflictDoNothing();
+    },
+
+    /** The logged payload's layout and its parts' bodies in payload order; null without a row. */
+    async loggedPayload(
+      { tenantId, sessionId, turnSeq }: { tenantId: string; sessionId: string; turnSeq: number },
+      tx: Executor = db,
+    ): Promise<{ sha256: string; layout: string | null; bodies: string[] } | null> {
+      const [row] = await tx
+        .select({
+          sha256: contextLog.payloadSha256,
+          layout: contextLog.payloadLayout,
+          parts: contextLog.payloadParts,
+        })
+        .from(contextLog)
+        .where(
+          and(
+            eq(contextLog.tenantId, tenantId),
+            eq(contextLog.sessionId, sessionId),
+            eq(contextLog.turnSeq, turnSeq),
+          ),
+        )
+        .limit(1);
+      if (!row) return null;
+      const hashes = row.parts ?? [];
+      const found =
+        hashes.length === 0
+          ? []
+          : await tx
+              .select({ sha256: payloadParts.sha256, body: payloadParts.body })
+              .from(payloadParts)
+              .where(
+                and(eq(payloadParts.tenantId, tenantId), inArray(payloadParts.sha256, [...new Set(hashes)])),
+              );
+      const bodies = new Map(found.map((r) => [r.sha256, r.body]));
+      if (hashes.some((h) => !bodies.has(h))) throw new Error(`payload part missing for turn ${turnSeq}`);
+      return { sha256: row.sha256, layout: row.layout, bodies: hashes.map((h) => bodies.get(h)!) };
     },
 
     /** The latest context call of a session (its budget gives the previous percentage). */

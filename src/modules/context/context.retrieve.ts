@@ -6,13 +6,19 @@ import { type RetrievedItem } from './core/assemble.js';
 import type { SessionRow } from '../sessions/sessions.repository.js';
 
 import type { MemorySearchService, SearchResult } from '../memory/memory-search.service.js';
+import type { ChannelsService } from '../channels/channels.service.js';
 
 import type { ContextRequest } from './context.types.js';
 
-/** Retrieval per call: enough to fill the cap, bounded. */
+/**
+ * Retrieval per call: enough candidates to fill the cap, bounded. Chat rows are short (LoCoMo
+ * turns: ~30 tokens with their time and author), and candidates already in view are dropped in
+ * assembly, so it asks for about one per 15 tokens of the cap: at 30 per token, an 8,000-token cap
+ * stopped at about half (docs/benchmarks.md).
+ */
 export const MIN_RETRIEVAL = 8;
-export const MAX_RETRIEVAL = 100;
-export const TOKENS_PER_RETRIEVED_ITEM = 30;
+export const MAX_RETRIEVAL = 400;
+export const TOKENS_PER_RETRIEVED_ITEM = 15;
 
 /** How many items to retrieve for a call whose added material is capped at `cap` (default 4,000). */
 export function retrievalLimit(cap: number | undefined): number {
@@ -20,6 +26,31 @@ export function retrievalLimit(cap: number | undefined): number {
     MAX_RETRIEVAL,
     Math.max(MIN_RETRIEVAL, Math.floor((cap ?? 4000) / TOKENS_PER_RETRIEVED_ITEM)),
   );
+}
+
+/**
+ * Whether this message is searched, and what the reply says when it is not (issue 15): a message
+ * without searchable words (empty, punctuation, only stop words) retrieves nothing, and says so.
+ * Tool-result turns and requests that turn retrieval off are silent.
+ */
+export function retrievalPlan(params: {
+  userText: string;
+  isToolResultTurn: boolean;
+  include: NonNullable<ContextRequest['include']>;
+  /** The query's lexemes (null when not looked up). */
+  lexemes: string[] | null;
+}): { searchable: boolean; note: string | null } {
+  const { userText, isToolResultTurn, include, lexemes } = params;
+  if (isToolResultTurn || (include.memories === false && include.channel_search === false))
+    return { searchable: false, note: null };
+  if (userText.trim() === '')
+    return { searchable: false, note: 'Nothing was retrieved: the message has no text to search with.' };
+  if (!lexemes || lexemes.length === 0)
+    return {
+      searchable: false,
+      note: 'Nothing was retrieved: the message has no words to search with (only stop words or punctuation).',
+    };
+  return { searchable: true, note: null };
 }
 
 /** Scope keys of memories visible to a session (docs/design.md §4 memories.scope / scope_key). */
@@ -31,7 +62,25 @@ export function visibleMemoryScopes(session: SessionRow): Set<string> {
   return out;
 }
 
-export function createRetriever(deps: { memorySearch: Pick<MemorySearchService, 'searchMemory'> }) {
+/**
+ * Neighbour expansion (issue 15, docs/benchmarks.md): the message just before and just after a
+ * retrieved channel message in its lane, within NEIGHBOUR_WITHIN_MS, joins the candidates at
+ * NEIGHBOUR_SHARE of the hit's score — the answer to a question is often the next turn, which
+ * shares no word with the query.
+ */
+export const NEIGHBOUR_SHARE = 0.5;
+export const NEIGHBOUR_WITHIN_MS = 30 * 60_000;
+/** Messages read on each side of a hit; the d-th one scores NEIGHBOUR_SHARE^d of the hit. */
+export const NEIGHBOUR_SPAN = 2;
+/** Hits whose neighbours are read (the best ones). */
+export const NEIGHBOUR_HITS = 100;
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+export function createRetriever(deps: {
+  memorySearch: Pick<MemorySearchService, 'searchMemory'>;
+  channels?: Pick<ChannelsService, 'neighbours'>;
+}) {
   return async function retrieve(params: {
     session: SessionRow;
     laneKey: string;
@@ -89,7 +138,7 @@ export function createRetriever(deps: { memorySearch: Pick<MemorySearchService, 
     const results = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])]
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
-    return results.map((r): RetrievedItem => {
+    const items = results.map((r): RetrievedItem => {
       const base = { id: r.id, text: r.text, score: r.score, lane_key: r.lane_key, ts: r.time };
       if (r.kind === 'channel_message') {
         return {
@@ -110,5 +159,35 @@ export function createRetriever(deps: { memorySearch: Pick<MemorySearchService, 
       }
       return { ...base, kind: 'memory', source: `memory:${String(r.source.type)}` };
     });
+    const hits = items.filter((i) => i.kind === 'channel_message').slice(0, NEIGHBOUR_HITS);
+    if (!deps.channels || hits.length === 0) return items;
+    const rows = await deps.channels.neighbours({
+      tenantId: session.tenantId,
+      platform: session.platform!,
+      channelId: session.channelId!,
+      ids: hits.map((h) => h.message_id!),
+      withinMs: NEIGHBOUR_WITHIN_MS,
+      span: NEIGHBOUR_SPAN,
+    });
+    const hitOf = new Map(hits.map((h) => [h.message_id!, h]));
+    const byId = new Map(items.map((i) => [i.id, i]));
+    for (const row of rows) {
+      const id = `${session.platform!}:${session.channelId!}:${row.messageId}`;
+      const score = round((hitOf.get(row.hitId)?.score ?? 0) * NEIGHBOUR_SHARE ** row.distance);
+      const known = byId.get(id);
+      if (known && known.score >= score) continue;
+      byId.set(id, {
+        id,
+        kind: 'channel_message',
+        source: 'channel',
+        text: row.text,
+        score,
+        lane_key: row.laneKey,
+        ts: new Date(row.ts).toISOString(),
+        author: row.authorName ?? row.authorId ?? null,
+        message_id: row.messageId,
+      });
+    }
+    return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   };
 }

@@ -1,4 +1,5 @@
-// POST /v1/sessions/{id}/context (the main call) and GET /v1/sessions/{id}/context-log (audit).
+// POST /v1/sessions/{id}/context (the main call), GET /v1/sessions/{id}/context-log (audit) and
+// GET /v1/sessions/{id}/context-log/{seq}/payload (a logged payload, byte for byte).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ContextReply } from './context.service.js';
@@ -11,6 +12,7 @@ import {
   contextReplyWireSchema,
   sessionIdParams,
 } from './context.schemas.js';
+import { anthropicPayloadSchema, openaiChatPayloadSchema } from './payload.schemas.js';
 
 const TAGS = ['context'];
 
@@ -93,6 +95,33 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
           ...(request.query.after_seq !== undefined ? { afterSeq: request.query.after_seq } : {}),
           limit: request.query.limit,
         }),
+    );
+
+    app.get(
+      '/sessions/:id/context-log/:seq/payload',
+      {
+        schema: {
+          operationId: 'getLoggedPayload',
+          tags: TAGS,
+          summary: 'The payload a logged context call returned, byte for byte',
+          description:
+            "The exact bytes whose SHA-256 is the log entry's `payload_sha256` (also sent as the `payload-sha256` header): what the model was sent at that turn. 404 `context_log.not_found` when no call is logged at that turn (dry runs are not logged), `context_log.payload_not_stored` for calls logged before payloads were stored.",
+          params: sessionIdParams.extend({ seq: z.coerce.number().int().min(1) }),
+          response: { 200: z.union([anthropicPayloadSchema, openaiChatPayloadSchema]) },
+        },
+      },
+      async (request, reply) => {
+        const logged = await services.context.loggedPayload({
+          tenantId: request.tenantId,
+          sessionId: request.params.id,
+          turnSeq: request.params.seq,
+        });
+        // Sent as stored: re-serializing through the schema would reorder keys and change the hash.
+        return reply
+          .header('payload-sha256', logged.sha256)
+          .type('application/json; charset=utf-8')
+          .send(logged.text as never);
+      },
     );
   };
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { compactResultSchema } from '../compaction/compaction.schemas.js';
 import { turnContentSchema } from '../../shared/content-blocks.js';
-import { budgetComponentNames } from './core/budget.js';
+import { budgetComponentNames, unusedReasons } from './core/budget.js';
 import {
   SERVER_TOOL_NAMES,
   TOOL_NAME_PATTERN,
@@ -221,6 +221,11 @@ const budgetSchema = z.object({
     .describe(
       "the session's reported ÷ estimated input ratio for the model; applied (factor ≠ 1) from 3 reported calls, clamped to [0.5, 2]: used_with_margin = ceil(used × factor × safety_margin)",
     ),
+  unused: z
+    .object({ tokens: z.number(), reason: z.enum(unusedReasons) })
+    .describe(
+      'room for contextd material (the smaller of max_context_tokens and the window room) left after retrieval, and why: no_more_candidates (every retrieved item went in), next_item_too_large (the next item did not fit whole), retrieval_skipped (no retrieval for this message)',
+    ),
 });
 
 const contextPartState = z
@@ -345,5 +350,13 @@ export const contextLogEntrySchema = z.object({
   model: z.string().nullable(),
   budget: z.record(z.string(), z.unknown()),
   deferred_tools: z.array(z.string()),
-  created_at: z.string(),
+  created_at: z.string().meta({ description: 'When the call was made.' }),
+  anchor_at: z.string().nullable().meta({
+    description:
+      "The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's.",
+  }),
+  replayable: z.boolean().meta({
+    description:
+      'Whether GET …/context-log/{seq}/payload can return this payload (calls logged since replay).',
+  }),
 });

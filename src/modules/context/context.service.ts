@@ -7,6 +7,7 @@
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
+import type { Clock } from '../../shared/clock.js';
 import { assembleContext, type SystemSection } from './core/assemble.js';
 import { DEFAULT_SAFETY_MARGIN } from './core/budget.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
@@ -30,7 +31,6 @@ import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
-
 import {
   compactionNeed,
   reportCompaction,
@@ -40,20 +40,20 @@ import {
 import {
   channelContextInput,
   laneViewOf,
-  payloadSha256,
+  quotedReplyOf,
   type ContextReply,
   type ContextRequest,
   type LoggedBudget,
 } from './context.types.js';
-import { createRetriever, retrievalLimit } from './context.retrieve.js';
+import { createRetriever, retrievalLimit, retrievalPlan } from './context.retrieve.js';
 import { createThreadMediaLoader } from './context.media.js';
 import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
+import { payloadBytes } from './core/payload-layout.js';
 
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
-export { contextLogView, payloadSha256 } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
 
 export function createContextService(deps: {
@@ -69,9 +69,10 @@ export function createContextService(deps: {
     | 'THREAD_BUDGET'
   >;
   estimator: TokenEstimator;
+  clock: Clock; // when a call is logged (assembly's "now" is the anchor's, never the clock)
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
-  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor'>;
+  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor' | 'neighbours'>;
   memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
   agentSections: Pick<AgentSectionsService, 'forContext'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
@@ -192,8 +193,14 @@ export function createContextService(deps: {
         : null;
 
     // 2. Retrieve. Retrieval needs "now": with an anchor or a stated time it starts beside the reads below.
+    const { searchable, note: retrievalNote } = retrievalPlan({
+      userText,
+      isToolResultTurn,
+      include,
+      lexemes,
+    });
     const retrieveAt = (now: Date) =>
-      wantsRetrieval
+      searchable
         ? retrieve({ session, laneKey, query: userText, lexemes, now, limit, include })
         : Promise.resolve([]);
     const early = provisionalNow ? retrieveAt(provisionalNow) : null;
@@ -253,8 +260,7 @@ export function createContextService(deps: {
     }
 
     const system: SystemSection[] = (request.system ?? []).map((s) => ({
-      name: s.name,
-      text: s.text,
+      ...s,
       cacheable: s.cacheable ?? true,
     }));
     const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
@@ -289,15 +295,9 @@ export function createContextService(deps: {
         history,
         channelContext: anchorContext ? channelContextInput(session, anchorContext, include) : null,
         knownMessageIds,
-        quotedReply: quotedMessage
-          ? {
-              message_id: quotedMessage.message_id,
-              author: quotedMessage.author.display_name ?? quotedMessage.author.user_id ?? null,
-              ts: quotedMessage.ts,
-              text: quotedMessage.text,
-            }
-          : null,
+        quotedReply: quotedMessage ? quotedReplyOf(quotedMessage) : null,
         retrieved,
+        retrievalSkipped: !searchable,
         media,
         manifest: manifestRows.map((r) => ({
           artifact_id: r.artifactId,
@@ -313,6 +313,8 @@ export function createContextService(deps: {
     if (result.reattachChannelContext && canAttachChannelContext) {
       result = assemble(await loadChannelContext());
     }
+
+    if (retrievalNote) result.notes.push(retrievalNote);
 
     // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.
     const mode = request.compaction ?? 'auto';
@@ -349,7 +351,7 @@ export function createContextService(deps: {
       });
 
     const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
-    const sha = payloadSha256(payload);
+    const { text: payloadText, sha256: sha } = payloadBytes(payload);
     const replyFor = (turnSeq: number | null): ContextReply => ({
       payload,
       format: request.format ?? 'anthropic',
@@ -380,6 +382,7 @@ export function createContextService(deps: {
       lane,
       laneKey,
       sha,
+      payloadText,
       model,
       now,
       deferredTools: deferredWithSchemas,

@@ -1,6 +1,5 @@
 // The context call's request and reply as the service sees them, the audit row's budget, the
 // anchor's channel context as assembly takes it, and the view of a context_log row.
-import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { type AssembleResult, type ChannelContextInput, type CompactionMode } from './core/assemble.js';
@@ -54,7 +53,7 @@ export interface ContextRequest {
 export interface ContextReply {
   payload: Anthropic.MessageCreateParamsNonStreaming | OpenAIChatPayload;
   format: OutputFormat;
-  budget: BudgetReport;
+  budget: AssembleResult['budget'];
   compaction: CompactionReport;
   context: AssembleResult['context'];
   attachments: AssembleResult['attachments'];
@@ -70,10 +69,6 @@ export interface ContextReply {
 /** What a context_log row's budget column holds besides the report. */
 export interface LoggedBudget extends BudgetReport {
   deferred_tools?: (DeferredTool & { input_schema?: unknown })[];
-}
-
-export function payloadSha256(payload: unknown): string {
-  return createHash('sha256').update(JSON.stringify(payload)).digest('hex');
 }
 
 /** The anchor's snapshot and thread as assembly takes them, with the message ids they show. */
@@ -105,6 +100,8 @@ export function contextLogView(row: ContextLogRow) {
     budget,
     deferred_tools: (deferred ?? []).map((d) => d.name),
     created_at: row.createdAt.toISOString(),
+    anchor_at: row.anchorAt?.toISOString() ?? null,
+    replayable: row.payloadLayout !== null,
   };
 }
 
@@ -123,5 +120,20 @@ export function laneViewOf(laneKey: string, row: LaneStateRow | null) {
       row && row.contextAttachedVersion === row.summaryVersion ? (row.contextAttachedSeq ?? -1) : null,
     compactedSinceAttach:
       row !== null && row.summaryVersion > 0 && row.contextAttachedVersion !== row.summaryVersion,
+  };
+}
+
+/** A quoted channel message as assembly takes it. */
+export function quotedReplyOf(m: {
+  message_id: string;
+  author: { display_name?: string | null; user_id?: string | null };
+  ts: string;
+  text: string;
+}) {
+  return {
+    message_id: m.message_id,
+    author: m.author.display_name ?? m.author.user_id ?? null,
+    ts: m.ts,
+    text: m.text,
   };
 }

@@ -10,7 +10,7 @@ import {
   searchScore,
   RECENCY_WEIGHT,
 } from './core/retrieval-ranking.js';
-import { orTsquery, pairsTsquery, queryWords, quoteLexeme } from './core/search-query.js';
+import { MAX_QUERY_TERMS, orTsquery, pairsTsquery, queryWords, quoteLexeme } from './core/search-query.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
 
@@ -20,6 +20,8 @@ export const DEFAULT_MAX_RESULTS = 8;
 /** Channel messages by an author the query names score this much higher. */
 export const AUTHOR_BOOST = 0.15;
 export const MAX_MAX_RESULTS = 100;
+/** Assembly's retrieval asks for more (enough rows to fill an 8,000-token cap; context.retrieve.ts). */
+export const MAX_INTERNAL_RESULTS = 400;
 /** Candidates per query term and the scan behind them: bounds latency on large tenants. */
 const PER_TERM_CANDIDATES = 100;
 const SCAN_LIMIT = 2_000;
@@ -116,10 +118,10 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
 
   async function searchMemory(params: SearchMemoryParams): Promise<SearchMemoryReply> {
     const filters = params.filters ?? {};
-    const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_MAX_RESULTS);
+    const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_INTERNAL_RESULTS);
     const words = queryWords(params.query);
     if (words.length === 0) return { results: [], terms: [], note: 'the query has no words to search for' };
-    const lexemes = params.lexemes ?? (await search.lexemesOf(words.join(' ')));
+    const lexemes = (params.lexemes ?? (await search.lexemesOf(words.join(' ')))).slice(0, MAX_QUERY_TERMS);
     if (lexemes.length === 0) {
       return { results: [], terms: [], note: 'the query has only stop words; nothing to search for' };
     }
@@ -269,7 +271,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
   /** The english lexemes searchMemory would search for this query (none for no words). */
   async function lexemes(query: string): Promise<string[]> {
     const words = queryWords(query);
-    return words.length === 0 ? [] : search.lexemesOf(words.join(' '));
+    return words.length === 0 ? [] : (await search.lexemesOf(words.join(' '))).slice(0, MAX_QUERY_TERMS);
   }
 
   return { searchMemory, lexemes };

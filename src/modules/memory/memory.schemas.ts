@@ -36,19 +36,31 @@ export const memorySchema = z
   .describe('A memory record');
 export const redactions = z.record(z.string(), z.number()).describe('secrets replaced, by kind');
 
-export const createBody = z.object({
-  scope: memoryScopeSchema,
-  scope_key: z
-    .string()
-    .max(512)
-    .optional()
-    .describe('tenant: none; channel: "platform:channel_id"; user: the user id; session: the session key'),
-  type: memoryTypeSchema,
-  text: z.string().describe('redacted before storing; at most 16,000 characters after redaction (413)'),
-  metadata: metadata.optional(),
-  source: z.string().max(512).nullable().optional(),
-  expires_at: isoTime.nullable().optional(),
-});
+export const createBody = z
+  .object({
+    scope: memoryScopeSchema,
+    scope_key: z
+      .string()
+      .max(512)
+      .optional()
+      .describe('tenant: none; channel: "platform:channel_id"; user: the user id; session: the session key'),
+    type: memoryTypeSchema,
+    text: z.string().describe('redacted before storing; at most 16,000 characters after redaction (413)'),
+    metadata: metadata.optional(),
+    source: z.string().max(512).nullable().optional(),
+    expires_at: isoTime.nullable().optional(),
+  })
+  .meta({
+    examples: [
+      {
+        scope: 'channel',
+        scope_key: 'slack:C024BE91L',
+        type: 'fact',
+        text: 'Releases ship on Fridays only after the migration checklist is signed off by maria.',
+        source: 'slack:C024BE91L/1700000123.000200',
+      },
+    ],
+  });
 export const createReply = z.object({
   memory: memorySchema,
   created: z.boolean(),

@@ -28,6 +28,9 @@ export const createSessionBody = z
       .describe('freshness: a session whose last turn is older is replaced; default SESSION_MAX_AGE_MS'),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
+  .meta({
+    examples: [{ agent_id: 'release-bot', platform: 'slack', chat_type: 'channel', channel_id: 'C024BE91L' }],
+  })
   .superRefine((body, ctx) => {
     if (body.session_key) return;
     for (const field of ['agent_id', 'platform', 'chat_type'] as const) {
@@ -102,7 +105,38 @@ const turnSchema = z.object({
   source: z.record(z.string(), z.string()).optional().describe('where the turn came from'),
 });
 
-export const appendBody = z.object({ turns: z.array(turnSchema).min(1).max(100) });
+export const appendBody = z.object({ turns: z.array(turnSchema).min(1).max(100) }).meta({
+  examples: [
+    {
+      turns: [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Let me check the release board.' },
+            {
+              type: 'tool_use',
+              id: 'toolu_01A09q90qw90lq917835lq9',
+              name: 'channel_context',
+              input: { intent: 'release Friday blockers' },
+            },
+          ],
+          model: 'claude-sonnet-5-5',
+          usage: { input_tokens: 412, cache_read_input_tokens: 3_870, output_tokens: 58 },
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_01A09q90qw90lq917835lq9',
+              content: 'maria (14:02): the migration PR is the last blocker',
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
 
 const offloadedSchema = z.object({ tool_use_id: z.string(), ref_id: z.string() });
 const entrySummarySchema = z.object({

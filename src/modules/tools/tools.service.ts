@@ -25,7 +25,8 @@ import type { ChannelsService } from '../channels/channels.service.js';
 import type { ContextService } from '../context/context.service.js';
 import { visibleMemoryScopes } from '../context/context.service.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
-import type { MemorySearchService } from '../memory/memory-search.service.js';
+import type { MemorySearchService, SearchResult } from '../memory/memory-search.service.js';
+import type { MemoryType } from '../memory/memories.repository.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionNotFound } from '../sessions/sessions.errors.js';
 import { toolInvalidInput, toolMediaNotFound, toolNeedsChannel, toolNotFound } from './tools.errors.js';
@@ -144,6 +145,34 @@ export function createToolsService(deps: {
   }
 
   return {
+    /**
+     * Durable memory records the session can see (the tenant's, its channel's, its user's, its
+     * own), best first: what the MCP `search_memories` tool returns.
+     */
+    async searchMemories(params: {
+      tenantId: string;
+      sessionId: string;
+      query: string;
+      types?: MemoryType[];
+      maxResults: number;
+    }) {
+      const session = await loadSession(params.tenantId, params.sessionId);
+      const reply = await deps.memorySearch.searchMemory({
+        tenantId: params.tenantId,
+        query: params.query,
+        sources: ['memories'],
+        ...(params.types ? { filters: { types: params.types } } : {}),
+        laneKey: session.turnState.last_lane_key ?? defaultLaneKey(session),
+        now: deps.clock.now(),
+        // Over-fetch: results outside the session's scopes are dropped.
+        maxResults: Math.min(100, params.maxResults * 3),
+      });
+      const memories = visibleTo(session, reply.results)
+        .slice(0, params.maxResults)
+        .map((r) => ({ id: r.id, score: r.score, time: r.time, text: r.text, ...r.source }));
+      return { memories, ...(reply.note ? { note: reply.note } : {}) };
+    },
+
     async listTools(params: { tenantId: string; sessionId: string }) {
       const session = await loadSession(params.tenantId, params.sessionId);
       return { tools: builtinToolsFor({ hasChannel: hasChannel(session) }) };
@@ -243,7 +272,6 @@ export function createToolsService(deps: {
       case 'memory_search': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['memory_search']>;
         const max = input.max_results ?? 8;
-        const scopes = visibleMemoryScopes(session);
         const reply = await deps.memorySearch.searchMemory({
           tenantId,
           query: input.query,
@@ -253,12 +281,7 @@ export function createToolsService(deps: {
           now: deps.clock.now(),
           maxResults: Math.min(100, max * 3),
         });
-        const results = reply.results
-          .filter(
-            (r) =>
-              r.kind !== 'memory' ||
-              scopes.has(`${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`),
-          )
+        const results = visibleTo(session, reply.results)
           .slice(0, max)
           .map((r) => ({ kind: r.kind, score: r.score, time: r.time, snippet: r.snippet, text: r.text }));
         return json({ results, ...(reply.note ? { note: reply.note } : {}) });
@@ -301,6 +324,14 @@ export function createToolsService(deps: {
       }
     }
   }
+}
+
+/** Search results without the memories of scopes the session cannot see (other channels, users, sessions). */
+function visibleTo(session: SessionRow, results: SearchResult[]): SearchResult[] {
+  const scopes = visibleMemoryScopes(session);
+  return results.filter(
+    (r) => r.kind !== 'memory' || scopes.has(`${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`),
+  );
 }
 
 export type ToolsService = ReturnType<typeof createToolsService>;

@@ -61,6 +61,12 @@ export const messageCreatedSchema = z.object({
   text: storable(z.string()),
   media: z.array(mediaRefSchema).max(100).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * A copy of the message seen inside another payload (Telegram's `reply_to_message`): it fills a
+   * message whose own create has not arrived (shown as a thread root, never listed) and gives way
+   * to that create, whichever arrives first.
+   */
+  is_copy: z.boolean().optional(),
 });
 
 export const messageEditedSchema = z.object({
@@ -85,6 +91,11 @@ const reactionFields = {
   message_ts: isoTime.optional(),
   /** Reaction name without colons: `white_check_mark`, `👍`. */
   reaction: storable(z.string().min(1).max(128)),
+  /**
+   * Display name of a reaction whose `reaction` is an id (Discord custom emoji: the id is the
+   * key, so two emoji of one name never merge); the latest event's name is shown.
+   */
+  reaction_name: storable(z.string().min(1).max(128)).optional(),
   /** Who reacted; with it, add/remove are exact per user and order-independent. */
   user_id: id.optional(),
 };

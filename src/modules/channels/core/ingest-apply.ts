@@ -6,6 +6,9 @@
 // fills in.
 import type { ChannelEvent, IngestOutcome, MediaRefInput } from './channel-events.js';
 import { laneKeyFor, replyChainRoot, replyLane, type ReplyLookup } from './lanes.js';
+import { applyReactionTo, type ReactionState } from './reactions.js';
+
+export { reactionStateOf, type ReactionState, type ReactorEntry, type Reactors } from './reactions.js';
 
 export interface MessageState {
   platform: string;
@@ -35,72 +38,6 @@ export interface MessageState {
   metadata: Record<string, unknown>;
   /** What contextd derives from reaction events (never from caller fields). */
   reactionState: ReactionState;
-}
-
-/**
- * One user's last word on one reaction: on (1) or off (0), the event's time in ms and its
- * event id when it had one (the tie-break between events of the same time).
- */
-export type ReactorEntry = [state: 0 | 1, at: number, eventId?: string];
-
-/** Per reaction name and user. */
-export type Reactors = Record<string, Record<string, ReactorEntry>>;
-
-export interface ReactionState {
-  reactors?: Reactors;
-  /**
-   * Reactions reported without a user: net counts (adds minus removes, negative while a removal
-   * waits for its add). The event-id dedupe of ingest keeps a repeated delivery from counting twice.
-   */
-  anonymous_reactions?: Record<string, number>;
-}
-
-/**
- * Which of two entries for the same (reaction, user) is the later word: the later time, then the
- * greater event id (none sorts first), then off over on. A total order, so applying entries in
- * any order, each any number of times, keeps the same one.
- */
-function compareReactorEntries(a: ReactorEntry, b: ReactorEntry): number {
-  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
-  const [idA, idB] = [a[2] ?? '', b[2] ?? ''];
-  if (idA !== idB) return idA < idB ? -1 : 1;
-  return b[0] - a[0];
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * A stored reaction state with anything not of its shape dropped (rows written before caller
- * metadata and derived state were kept apart may hold what a caller sent).
- */
-export function reactionStateOf(value: unknown): ReactionState {
-  if (!isRecord(value)) return {};
-  const state: ReactionState = {};
-  if (isRecord(value.reactors)) {
-    const reactors: Reactors = {};
-    for (const [name, users] of Object.entries(value.reactors)) {
-      if (!isRecord(users)) continue;
-      const valid = Object.entries(users).filter(
-        (entry): entry is [string, ReactorEntry] =>
-          Array.isArray(entry[1]) &&
-          (entry[1][0] === 0 || entry[1][0] === 1) &&
-          typeof entry[1][1] === 'number' &&
-          Number.isFinite(entry[1][1]) &&
-          (entry[1].length === 2 || (entry[1].length === 3 && typeof entry[1][2] === 'string')),
-      );
-      if (valid.length > 0) reactors[name] = Object.fromEntries(valid);
-    }
-    state.reactors = reactors;
-  }
-  if (isRecord(value.anonymous_reactions)) {
-    state.anonymous_reactions = Object.fromEntries(
-      Object.entries(value.anonymous_reactions).filter(
-        (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isSafeInteger(entry[1]),
-      ),
-    );
-  }
-  return state;
 }
 
 export interface ApplyContext {
@@ -236,17 +173,58 @@ function adjustParent(ctx: ApplyContext, child: MessageState, delta: 1 | 0 | -1,
   touched.push(parentId);
 }
 
-function deriveReactions(meta: ReactionState): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [name, users] of Object.entries(meta.reactors ?? {})) {
-    const on = Object.values(users).filter(([state]) => state === 1).length;
-    if (on > 0) out[name] = on;
+/**
+ * A second create of a stored message (Slack's app_mention and message events for one message):
+ * what one of them lacks is filled in, so the arrival order does not decide. Caller metadata
+ * keys are united (the stored value wins a conflict); the author's name is the greater of the
+ * two when both have one.
+ */
+function mergeDuplicateCreate(
+  m: MessageState,
+  event: Extract<ChannelEvent, { type: 'message.created' }>,
+  touched: string[],
+): Pick<ApplyResult, 'outcome' | 'reason'> {
+  if (event.is_copy) return { outcome: 'duplicate' };
+  let changed = false;
+  const name = event.author.name ?? null;
+  if (name !== null && event.author.id === m.authorId && (m.authorName === null || name > m.authorName)) {
+    m.authorName = name;
+    changed = true;
   }
-  for (const [name, n] of Object.entries(meta.anonymous_reactions ?? {})) {
-    if (n > 0) out[name] = (out[name] ?? 0) + n;
+  const added = Object.keys(event.metadata ?? {}).filter((key) => !(key in m.metadata));
+  if (added.length > 0) {
+    m.metadata = { ...event.metadata, ...m.metadata };
+    changed = true;
   }
-  // Key order independent of event order (jsonb would normalize it anyway).
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  if (!changed) return { outcome: 'duplicate' };
+  touched.push(m.messageId);
+  return { outcome: 'updated', reason: 'filled in from a second create of the message' };
+}
+
+/**
+ * A copy fills a placeholder's author, text and media (text and media only while no edit or
+ * delete decided them) and leaves it a placeholder: placement, counts and listing wait for the
+ * message's own create. Of two differing copies the greater text wins, whatever their order.
+ */
+function applyCopy(
+  ctx: ApplyContext,
+  event: Extract<ChannelEvent, { type: 'message.created' }>,
+  touched: string[],
+): Pick<ApplyResult, 'outcome' | 'reason'> {
+  const ref = { platform: event.platform, channelId: event.channel_id, messageId: event.message_id };
+  const before = touched.length;
+  const m = rowFor(ctx, ref, ms(event.ts), touched);
+  const textFree = m.editedAt === null && m.deletedAt === null;
+  const fills = m.authorId === null || (textFree && event.text > m.text);
+  if (!fills) return touched.length > before ? { outcome: 'updated' } : { outcome: 'duplicate' };
+  m.authorId = event.author.id;
+  m.authorName = event.author.name ?? null;
+  m.authorIsBot = event.author.is_bot ?? false;
+  if (textFree) m.text = event.text;
+  if (m.mediaEditedAt === null && m.deletedAt === null) m.media = event.media ?? [];
+  m.tokenEstimate = m.deletedAt === null ? ctx.estimate(m.text) : 0;
+  touched.push(m.messageId);
+  return { outcome: 'updated', reason: 'filled from a copy; the message itself has not arrived' };
 }
 
 function applyCreate(
@@ -256,7 +234,8 @@ function applyCreate(
   relanes: ApplyResult['relanes'],
 ): Pick<ApplyResult, 'outcome' | 'reason'> {
   const existing = ctx.messages.get(event.message_id);
-  if (existing && !existing.isPlaceholder) return { outcome: 'duplicate' };
+  if (existing && !existing.isPlaceholder) return mergeDuplicateCreate(existing, event, touched);
+  if (event.is_copy) return applyCopy(ctx, event, touched);
   const m = existing ?? placeholder(event, ms(event.ts));
   const previousLane = existing ? existing.laneKey : null;
   m.ts = ms(event.ts);
@@ -369,37 +348,8 @@ function applyReaction(
 ): Pick<ApplyResult, 'outcome' | 'reason'> {
   const m = ensure(ctx, event, touched);
   if (m.deletedAt !== null) return { outcome: 'ignored', reason: 'the message is deleted' };
-  const on: 0 | 1 = event.type === 'reaction.added' ? 1 : 0;
-  const at = ms(event.ts);
-  const meta = { ...m.reactionState };
-  let result: Pick<ApplyResult, 'outcome' | 'reason'> = { outcome: 'updated' };
-  if (event.user_id) {
-    const reactors: Reactors = { ...(meta.reactors ?? {}) };
-    const users = { ...(reactors[event.reaction] ?? {}) };
-    const previous = users[event.user_id];
-    const entry: ReactorEntry = event.event_id ? [on, at, event.event_id] : [on, at];
-    if (previous && compareReactorEntries(previous, entry) >= 0)
-      return previous[0] === on
-        ? { outcome: 'duplicate' }
-        : { outcome: 'ignored', reason: 'a newer reaction event is stored' };
-    // The newer word is kept even when it repeats the state: an older opposite event arriving
-    // later must lose to it. A removal with nothing to remove is remembered for the same reason.
-    if (previous?.[0] === on) result = { outcome: 'duplicate' };
-    else if (!previous && on === 0) result = { outcome: 'ignored', reason: 'the reaction was not present' };
-    users[event.user_id] = entry;
-    reactors[event.reaction] = users;
-    meta.reactors = reactors;
-  } else {
-    const anonymous = { ...(meta.anonymous_reactions ?? {}) };
-    const current = anonymous[event.reaction] ?? 0;
-    // A net count: a removal before its add goes below zero and the add brings it back.
-    anonymous[event.reaction] = current + (on === 1 ? 1 : -1);
-    meta.anonymous_reactions = anonymous;
-    if (on === 0 && current <= 0) result = { outcome: 'ignored', reason: 'the reaction was not present' };
-  }
-  m.reactionState = meta;
-  m.reactions = deriveReactions(meta);
-  touched.push(m.messageId);
+  const { changed, ...result } = applyReactionTo(m, event, ms(event.ts));
+  if (changed) touched.push(m.messageId);
   return result;
 }
 

@@ -2,11 +2,19 @@
 // top-level messages before it. Pure: everything time-relative is relative to the anchor.
 import type { MediaRefInput } from './channel-events.js';
 import type { MessageState } from './ingest-apply.js';
-import { snippet } from '../../../shared/text-cut.js';
+import { cutToBudget, snippet } from '../../../shared/text-cut.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = '1.0';
 export const DEFAULT_ADJACENT_COUNT = 20;
 export const SNIPPET_CHARS = 150;
+/**
+ * Tokens the snapshot's JSON may take when assembly attaches it (docs/design.md §6.4: ≈500–1,500
+ * with its header line): adjacency is trimmed from the oldest message, then the anchor's text is
+ * cut. The thread context has its own budget (THREAD_BUDGET).
+ */
+export const DEFAULT_SNAPSHOT_BUDGET = 1_400;
+/** Share of the snapshot budget the anchor's own text may keep when it alone is too long. */
+const ANCHOR_TEXT_SHARE = 0.6;
 const HOUR_MS = 3_600_000;
 
 export type SnapshotMessage = Pick<
@@ -82,6 +90,8 @@ export interface SnapshotInput {
   repliesLastHour: ReadonlyMap<string, number>;
   adjacentCount?: number;
   snippetChars?: number;
+  /** Cap on the snapshot's JSON (tokens by `estimate`); none when absent. */
+  budget?: { tokens: number; estimate: (text: string) => number };
 }
 
 export function buildChannelSnapshot(input: SnapshotInput): ChannelSnapshot {
@@ -97,7 +107,7 @@ export function buildChannelSnapshot(input: SnapshotInput): ChannelSnapshot {
     .sort((a, b) => b.ts - a.ts || (a.messageId < b.messageId ? 1 : -1))
     .slice(0, count)
     .reverse();
-  return {
+  const snapshot: ChannelSnapshot = {
     schema_version: SNAPSHOT_SCHEMA_VERSION,
     channel: {
       id: input.channel.id,
@@ -129,6 +139,34 @@ export function buildChannelSnapshot(input: SnapshotInput): ChannelSnapshot {
       reactions: formatReactions(m.reactions),
     })),
   };
+  return input.budget ? fitSnapshot(snapshot, input.budget.tokens, input.budget.estimate) : snapshot;
+}
+
+/**
+ * The snapshot within `tokens` (JSON, by `estimate`): the anchor's text is cut to at most
+ * ANCHOR_TEXT_SHARE of the budget when longer (with "…"; the full text is one channel_messages
+ * call away), then adjacent messages are dropped oldest first until the rest fits. Each part is
+ * measured once and summed: the JSON separators make the sum an upper bound within a few tokens.
+ */
+export function fitSnapshot(
+  snapshot: ChannelSnapshot,
+  tokens: number,
+  estimate: (text: string) => number,
+): ChannelSnapshot {
+  // Measured as rendered: "<", ">" and "&" become \u escapes in the block (docs/assembly.md).
+  const size = (value: unknown) => estimate(JSON.stringify(value).replace(/[<>&]/g, '\\u003c')) + 1;
+  let anchor = snapshot.anchor;
+  const anchorRoom = Math.floor(tokens * ANCHOR_TEXT_SHARE);
+  if (size(anchor.text) > anchorRoom) {
+    const cut = cutToBudget(anchor.text, anchorRoom, (t) => size(t));
+    anchor = { ...anchor, text: cut ?? '' };
+  }
+  let total = size({ ...snapshot, anchor, adjacent: [] });
+  const sizes = snapshot.adjacent.map(size);
+  total += sizes.reduce((a, b) => a + b, 0);
+  let from = 0;
+  while (from < sizes.length && total > tokens) total -= sizes[from++]!;
+  return { ...snapshot, anchor, adjacent: snapshot.adjacent.slice(from) };
 }
 
 /** The window for replies_last_1h: (anchor − 1 h, anchor]. */

@@ -12,6 +12,7 @@ import {
   windowMultiplier,
   withMargin,
   type BudgetComponents,
+  type UnusedRoom,
 } from './budget.js';
 import { placeCacheBreakpoints, withoutMessageCacheControl } from './cache-breakpoints.js';
 import { CHANNEL_CONTEXT_GUIDE, CHANNEL_GUIDE_NAME } from './channel-guide.js';
@@ -37,12 +38,12 @@ import {
   type AssembleResult,
   type ChannelContextInput,
   type RetrievedItem,
-  type RetrievedUse,
   type SystemSection,
   type TextBlock,
 } from './assemble.types.js';
 import { stableEstimator, sumTokens } from './stable-estimator.js';
-import { RETRIEVED_LABEL, retrievedData, retrievedGroup, retrievedLine } from './retrieved-block.js';
+import { packRetrieved, RETRIEVED_LABEL, retrievedLine } from './retrieved-block.js';
+import { shownInView } from './shown-in-view.js';
 import { fitTurnContext, type ContextRecovery } from './turn-context.js';
 
 export function assembleContext(input: AssembleInput): AssembleResult {
@@ -256,7 +257,9 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   // Chunks of dropped history may come back as retrieved material; chunks still in view may not.
   const firstSentSeq = kept[0]?.seqs[0] ?? Number.POSITIVE_INFINITY;
   const { eligible } = retrieval;
-  const candidates = eligible.filter((item) => outsideView(item, firstSentSeq));
+  // Never repeat: rows, channel messages and texts a sent turn already shows are not retrieved again.
+  const shown = shownInView(history);
+  const candidates = eligible.filter((item) => outsideView(item, firstSentSeq) && !shown(item, firstKept!));
   const retrievedSizes = candidates.map((item) => retrieval.sizes[eligible.indexOf(item)]!);
   if (dropped > 0) {
     notes.push(
@@ -269,39 +272,28 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     sumTokens(kept) + (needsViewStart ? estimator.text(VIEW_START_TEXT) + MESSAGE_OVERHEAD_TOKENS : 0);
   take(components.conversation);
 
-  // 4b. Retrieved material, best first, each item whole or not at all. Items are packed by their
-  // own size plus the block's wrapper, then the rendered block is measured and trimmed from the
-  // end until it really fits (separators make the sum slightly inexact).
-  const retrievedRoom = room();
-  let packed = retrievedHeader;
-  const picked: number[] = [];
-  const groups = new Set<string>();
-  candidates.forEach((item, index) => {
-    const group = retrievedGroup(item);
-    const tokens = retrievedSizes[index]! + (groups.has(group) ? 0 : groupSize(group));
-    if (packed + tokens > retrievedRoom) return;
-    picked.push(index);
-    groups.add(group);
-    packed += tokens;
+  // 4b. Retrieved material, best first, each item whole or not at all (core/retrieved-block.ts).
+  const packedBlock = packRetrieved({
+    candidates,
+    sizes: retrievedSizes,
+    room: room(),
+    header: retrievedHeader,
+    groupSize,
   });
-  // The block's size is the sum it was packed by (header, each group's keys, each row with its
-  // separator), which BPE of the whole block does not exceed: counting the whole block again cost
-  // as much as counting every row.
-  const retrievedText =
-    picked.length === 0
-      ? null
-      : renderDataBlock(RETRIEVED_LABEL, retrievedData(picked.map((i) => candidates[i]!)));
-  const retrievedUsed: RetrievedUse[] = picked.map((i) => ({
-    kind: candidates[i]!.kind,
-    id: candidates[i]!.id,
-    score: candidates[i]!.score,
-    tokens: retrievedSizes[i]!,
-  }));
-  if (retrievedText !== null) {
-    turnBlocks.push({ type: 'text', text: retrievedText });
-    components.memories = packed;
+  const retrievedUsed = packedBlock.used;
+  if (packedBlock.text !== null) {
+    turnBlocks.push({ type: 'text', text: packedBlock.text });
+    components.memories = packedBlock.tokens;
     take(components.memories);
   }
+  const unused: UnusedRoom = {
+    tokens: Math.max(0, room()),
+    reason: input.retrievalSkipped
+      ? 'retrieval_skipped'
+      : packedBlock.skipped > 0
+        ? 'next_item_too_large'
+        : 'no_more_candidates',
+  };
 
   // 4c. Quoted reply (budgeted with the channel context above, placed here).
   if (turnContext.quotedText !== null) turnBlocks.push({ type: 'text', text: turnContext.quotedText });
@@ -391,7 +383,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     stablePrefixTokens: components.tools + components.system + components.summary + components.conversation,
   });
 
-  const budget = budgetReport(components, limits);
+  const budget = { ...budgetReport(components, limits), unused };
   const lastAssistant = [...kept].reverse().find((m) => m.message.role === 'assistant');
   return {
     payload,

@@ -2,7 +2,7 @@
 // media, manifest) and its result (payload, budget, context report, attachments, cache).
 import type Anthropic from '@anthropic-ai/sdk';
 
-import { type BudgetLimits, type BudgetReport } from './budget.js';
+import { type BudgetLimits, type BudgetReport, type UnusedRoom } from './budget.js';
 import { type CacheReport } from './cache-breakpoints.js';
 
 import { type HistoryEntry } from '../../sessions/core/history-view.js';
@@ -154,6 +154,8 @@ export interface AssembleInput {
   knownMessageIds: readonly string[];
   quotedReply: QuotedReply | null;
   retrieved: readonly RetrievedItem[];
+  /** Retrieval did not run for this message (tool results, sources off, nothing to search for). */
+  retrievalSkipped?: boolean;
   media: readonly MediaCandidate[];
   /** The session's attachment manifest: media already sent, and the turn that first sent each. */
   manifest: readonly { artifact_id: string; sha256: string; included_at_turn: number }[];
@@ -194,7 +196,7 @@ export interface AssembledContext {
 
 export interface AssembleResult {
   payload: AnthropicPayload;
-  budget: BudgetReport;
+  budget: BudgetReport & { unused: UnusedRoom };
   context: AssembledContext;
   attachments: Attachment[];
   deferred_tools: DeferredTool[];

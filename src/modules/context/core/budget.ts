@@ -67,6 +67,19 @@ export interface BudgetReport {
   safety_margin: number;
   /** The usage calibration applied to the window figure (factor 1: none). */
   calibration: BudgetCalibration;
+  /** Room for contextd's material left after retrieval, and why (assembly sets it). */
+  unused?: UnusedRoom;
+}
+
+export const unusedReasons = ['no_more_candidates', 'next_item_too_large', 'retrieval_skipped'] as const;
+/**
+ * What assembly left of `min(window room, max_context_tokens)` once everything was placed:
+ * every retrieved candidate went in (`no_more_candidates`), the next one did not fit whole
+ * (`next_item_too_large`), or retrieval did not run for this message (`retrieval_skipped`).
+ */
+export interface UnusedRoom {
+  tokens: number;
+  reason: (typeof unusedReasons)[number];
 }
 
 export function emptyComponents(): BudgetComponents {

@@ -1,8 +1,14 @@
 // Query parsing for full-text search: user text → safe terms → tsquery literals. Nothing the user
 // types reaches the tsquery parser unquoted, so operators, quotes and backslashes cannot break SQL.
 
-/** At most this many distinct terms of a query are searched (the rest are ignored). */
+/** At most this many distinct lexemes of a query are searched (the rest are ignored)… */
 export const MAX_QUERY_TERMS = 24;
+/**
+ * …taken from at most this many distinct words at its start: stop words are dropped after this
+ * cut (by Postgres), so a long message that opens with them still has terms to search with,
+ * and a 100 kB message costs no more than its first words.
+ */
+export const MAX_QUERY_WORDS = 64;
 const MAX_TERM_LENGTH = 64;
 
 /**
@@ -15,7 +21,7 @@ export function queryWords(query: string): string[] {
   for (const match of query.normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) {
     const word = match[0].toLowerCase().slice(0, MAX_TERM_LENGTH);
     if (!seen.has(word)) seen.add(word);
-    if (seen.size >= MAX_QUERY_TERMS) break;
+    if (seen.size >= MAX_QUERY_WORDS) break;
   }
   return [...seen];
 }

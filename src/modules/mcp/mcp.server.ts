@@ -1,0 +1,77 @@
+// An MCP server (the SDK's low-level Server) for one bound session: tools/list gives the session's
+// built-in tools and MCP's own, tools/call runs them (src/modules/mcp/mcp.tools.ts). A tool that
+// fails on its input or its state is a tool result with isError, which the model can read and
+// act on; an unknown tool name is a protocol error.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { API_VERSION } from '../../app.js';
+import { AppError } from '../../shared/errors.js';
+import { isBuiltinToolName } from '../tools/tools.schemas.js';
+import type { ToolReply } from '../tools/tools.service.js';
+import type { Services } from '../services.js';
+import { mcpToolDefinitions, runSessionTool, type BoundSession } from './mcp.tools.js';
+
+function toCallToolResult(reply: ToolReply): CallToolResult {
+  return {
+    content: reply.content.map((block) =>
+      block.type === 'text'
+        ? block
+        : { type: 'image' as const, data: block.source.data, mimeType: block.source.media_type },
+    ),
+    isError: reply.is_error,
+  };
+}
+
+export function createSessionMcpServer(
+  services: Pick<Services, 'tools' | 'context'>,
+  bound: BoundSession,
+  /** Receives what the client is not told: an unexpected failure of a tool. */
+  logError: (error: unknown) => void,
+) {
+  const server = new Server(
+    { name: 'contextd', version: API_VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Tools of one contextd session: search its channel, fetch messages and stored results, search memories, compact the conversation, and see the assembled context.',
+    },
+  );
+  const mcpToolNames = new Set<string>(mcpToolDefinitions.map((t) => t.name));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { tools } = await services.tools.listTools(bound);
+    return {
+      tools: [...tools, ...mcpToolDefinitions].map((t) => ({
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        inputSchema: t.input_schema as { type: 'object'; [key: string]: unknown },
+      })),
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: input } = request.params;
+    if (!isBuiltinToolName(name) && !mcpToolNames.has(name)) {
+      throw new McpError(ErrorCode.InvalidParams, `no tool named "${name}"`);
+    }
+    try {
+      return toCallToolResult(await runSessionTool(services, bound, name, input ?? {}));
+    } catch (error) {
+      // Anything unknown is hidden like the REST handler's 500 `internal`.
+      if (!(error instanceof AppError)) {
+        logError(error);
+        throw new McpError(ErrorCode.InternalError, 'internal error');
+      }
+      // The REST error as the tool's result: its stable code, message and details.
+      const detail = error.details === undefined ? '' : `\n${JSON.stringify(error.details)}`;
+      return { content: [{ type: 'text', text: `${error.code}: ${error.message}${detail}` }], isError: true };
+    }
+  });
+  return server;
+}
