@@ -243,22 +243,16 @@ export function createToolsService(deps: {
       case 'memory_search': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['memory_search']>;
         const max = input.max_results ?? 8;
-        const scopes = visibleMemoryScopes(session);
         const reply = await deps.memorySearch.searchMemory({
           tenantId,
           query: input.query,
           sources: ['memories', 'transcript_chunks'],
-          filters: { sessionKey: session.sessionKey },
+          filters: { sessionKey: session.sessionKey, scopes: visibleMemoryScopes(session) },
           laneKey,
           now: deps.clock.now(),
           maxResults: Math.min(100, max * 3),
         });
         const results = reply.results
-          .filter(
-            (r) =>
-              r.kind !== 'memory' ||
-              scopes.has(`${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`),
-          )
           .slice(0, max)
           .map((r) => ({ kind: r.kind, score: r.score, time: r.time, snippet: r.snippet, text: r.text }));
         return json({ results, ...(reply.note ? { note: reply.note } : {}) });
