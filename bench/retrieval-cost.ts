@@ -48,6 +48,18 @@ async function count(database: Database, table: string): Promise<number> {
 
 /** Grows the tenant's other chunks (other sessions) and other memories (other users) to `size` each. */
 async function grow(database: Database, words: string[], size: number): Promise<void> {
+  // A large load on PostgreSQL goes in without the GIN indexes, which are then rebuilt from their
+  // own definitions (a sorted build instead of one insertion per row and lexeme, as pg_restore does).
+  const bulk = database.kind === 'postgres' && size - (await count(database, 'memories')) > 200_000;
+  const gins = bulk
+    ? await queryRows<{ name: string; def: string }>(
+        database.db,
+        sql`select indexname as name, indexdef as def from pg_indexes
+          where schemaname = current_schema() and tablename in ('transcript_chunks', 'memories')
+            and indexdef like '% USING gin %'`,
+      )
+    : [];
+  for (const gin of gins) await database.db.execute(sql.raw(`drop index "${gin.name}"`));
   const wordsSql = sql`(select array(select jsonb_array_elements_text(${JSON.stringify(words)}::jsonb)) as words) w`;
   for (let have = await count(database, 'transcript_chunks'); have < size + TARGET_CHUNKS;) {
     const to = Math.min(size + TARGET_CHUNKS, have + BATCH);
@@ -75,6 +87,12 @@ async function grow(database: Database, words: string[], size: number): Promise<
             else 'slack:U' || (i % 50000) end as scope_key) v`);
     have = to;
   }
+  for (const gin of gins) {
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local maintenance_work_mem = '256MB'`);
+      await tx.execute(sql.raw(gin.def));
+    });
+  }
   await vacuumAnalyze(database, ['transcript_chunks', 'memories']);
 }
 
@@ -84,6 +102,8 @@ async function scopeRead(
   source: SearchSource,
   filters: SearchFilters,
   lexemes: string[],
+  /** Index dropped for this read only (a transaction rolled back): the plan before it existed. */
+  without?: string,
 ) {
   let statement: SQL | undefined;
   const capture = {
@@ -103,10 +123,22 @@ async function scopeRead(
   });
   const options =
     database.kind === 'postgres' ? sql.raw('analyze, buffers, format json') : sql.raw('analyze, format json');
-  const [row] = await queryRows<Record<string, unknown>>(
-    database.db,
-    sql`explain (${options}) ${statement!}`,
-  );
+  const explain = (tx: Executor) =>
+    queryRows<Record<string, unknown>>(tx, sql`explain (${options}) ${statement!}`);
+  const rolledBack = new Error('rolled back');
+  let rows: Record<string, unknown>[] = [];
+  if (!without) rows = await explain(database.db);
+  else
+    await database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql.raw(`drop index "${without}"`));
+        rows = await explain(tx);
+        throw rolledBack;
+      })
+      .catch((error: unknown) => {
+        if (error !== rolledBack) throw error;
+      });
+  const row = rows[0];
   const raw = Object.values(row!)[0];
   const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
   const indexes = new Set<string>();
@@ -206,12 +238,18 @@ async function main(): Promise<void> {
       });
     }
     const probe = lexemes[0]!;
-    for (const [what, source, filters] of [
-      ['chunks of the session', 'transcript_chunks', { sessionKey: TARGET_KEY }],
-      ['memories of the visible scopes', 'memories', { scopes }],
-      ['memories, every scope (before)', 'memories', {}],
+    for (const [what, source, filters, without] of [
+      ['chunks of the session', 'transcript_chunks', { sessionKey: TARGET_KEY }, undefined],
+      [
+        'chunks of the session, without its index (before)',
+        'transcript_chunks',
+        { sessionKey: TARGET_KEY },
+        'transcript_chunks_session_idx',
+      ],
+      ['memories of the visible scopes', 'memories', { scopes }, undefined],
+      ['memories, every scope (before)', 'memories', {}, undefined],
     ] as const) {
-      const read = await scopeRead(database, source, filters, probe);
+      const read = await scopeRead(database, source, filters, probe, without);
       explains.push({
         'other rows': int(size),
         'scope read': what,
