@@ -62,22 +62,26 @@ async function grow(database: Database, words: string[], size: number): Promise<
   for (const gin of gins) await database.db.execute(sql.raw(`drop index "${gin.name}"`));
   try {
     const wordsSql = sql`(select array(select jsonb_array_elements_text(${JSON.stringify(words)}::jsonb)) as words) w`;
-    for (let have = await count(database, 'transcript_chunks'); have < size + TARGET_CHUNKS;) {
-      const to = Math.min(size + TARGET_CHUNKS, have + BATCH);
-      await database.db.execute(sql`insert into transcript_chunks
+    // Chunks and memories load side by side (two backends).
+    const loadChunks = async () => {
+      for (let have = await count(database, 'transcript_chunks'); have < size + TARGET_CHUNKS;) {
+        const to = Math.min(size + TARGET_CHUNKS, have + BATCH);
+        await database.db.execute(sql`insert into transcript_chunks
         (tenant_id, session_id, first_seq, last_seq, lane_key, session_key, text, end_ts, created_at)
       select ${TENANT}, md5('s' || (i % 20000))::uuid, i, i + 1, case when i < ${TARGET_CHUNKS} then ${`root:${TARGET}`} else 'root:C' || (i % 20000) end,
         case when i < ${TARGET_CHUNKS} then ${TARGET_KEY} else 'agent:bot:slack:channel:C' || (i % 20000) end,
         ${text(sql`i`, 30)}, ${NOW.toISOString()}::timestamptz - (i * interval '1 minute'), ${NOW.toISOString()}::timestamptz
       from generate_series(${have}::int, ${to - 1}::int) i, ${wordsSql}`);
-      have = to;
-    }
-    const targets = Object.values(TARGET_MEMORIES).reduce((a, b) => a + b, 0);
-    const { tenant, channel, user } = TARGET_MEMORIES;
-    for (let have = await count(database, 'memories'); have < size + targets;) {
-      const to = Math.min(size + targets, have + BATCH);
-      await database.db
-        .execute(sql`insert into memories (tenant_id, id, scope, scope_key, type, text, text_key, updated_at)
+        have = to;
+      }
+    };
+    const loadMemories = async () => {
+      const targets = Object.values(TARGET_MEMORIES).reduce((a, b) => a + b, 0);
+      const { tenant, channel, user } = TARGET_MEMORIES;
+      for (let have = await count(database, 'memories'); have < size + targets;) {
+        const to = Math.min(size + targets, have + BATCH);
+        await database.db
+          .execute(sql`insert into memories (tenant_id, id, scope, scope_key, type, text, text_key, updated_at)
       select ${TENANT}, md5('m' || i)::uuid, v.scope, v.scope_key, 'fact', v.t, md5(v.t), ${NOW.toISOString()}::timestamptz - (i * interval '1 minute')
       from generate_series(${have}::int, ${to - 1}::int) i, ${wordsSql},
         lateral (select ${text(sql`i`, 14)} || ' ' || i as t,
@@ -86,8 +90,10 @@ async function grow(database: Database, words: string[], size: number): Promise<
           case when i < ${tenant} then '' when i < ${tenant + channel} then ${`slack:${TARGET}`}
             when i < ${tenant + channel + user} then 'slack:UTARGET' when i < ${targets} then ${TARGET_KEY}
             else 'slack:U' || (i % 50000) end as scope_key) v`);
-      have = to;
-    }
+        have = to;
+      }
+    };
+    await Promise.all([loadChunks(), loadMemories()]);
   } finally {
     for (const gin of gins) {
       await database.db.transaction(async (tx) => {
