@@ -335,6 +335,8 @@ export const transcriptChunks = pgTable(
     primaryKey({ columns: [t.tenantId, t.sessionId, t.firstSeq] }),
     index('transcript_chunks_tsv_idx').using('gin', t.tenantId, t.tsv),
     index('transcript_chunks_lane_idx').on(t.tenantId, t.laneKey),
+    // Retrieval reads one session's chunks (docs/memory.md, "Cost per call").
+    index('transcript_chunks_session_idx').on(t.tenantId, t.sessionKey),
   ],
 );
 

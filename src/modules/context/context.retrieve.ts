@@ -5,6 +5,7 @@ import { type RetrievedItem } from './core/assemble.js';
 
 import type { SessionRow } from '../sessions/sessions.repository.js';
 
+import type { MemoryScope } from '../memory/memories.repository.js';
 import type { MemorySearchService, SearchResult } from '../memory/memory-search.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 
@@ -53,13 +54,21 @@ export function retrievalPlan(params: {
   return { searchable: true, note: null };
 }
 
-/** Scope keys of memories visible to a session (docs/design.md §4 memories.scope / scope_key). */
-export function visibleMemoryScopes(session: SessionRow): Set<string> {
-  const out = new Set<string>(['tenant:']);
-  if (session.platform && session.channelId) out.add(`channel:${session.platform}:${session.channelId}`);
-  if (session.platform && session.userId) out.add(`user:${session.platform}:${session.userId}`);
-  out.add(`session:${session.sessionKey}`);
-  return out;
+/**
+ * The memory scopes visible to a session (docs/design.md §4 memories.scope / scope_key). Searches
+ * pass them as a filter, so the database reads only these scopes' memories.
+ */
+export function visibleMemoryScopes(session: SessionRow): { scope: MemoryScope; scopeKey: string }[] {
+  return [
+    { scope: 'tenant', scopeKey: '' },
+    ...(session.platform && session.channelId
+      ? [{ scope: 'channel' as const, scopeKey: `${session.platform}:${session.channelId}` }]
+      : []),
+    ...(session.platform && session.userId
+      ? [{ scope: 'user' as const, scopeKey: `${session.platform}:${session.userId}` }]
+      : []),
+    { scope: 'session', scopeKey: session.sessionKey },
+  ];
 }
 
 /**
@@ -106,9 +115,10 @@ export function createRetriever(deps: {
             query,
             ...(lexemes ? { lexemes } : {}),
             sources: ['memories'],
+            filters: { scopes },
             laneKey,
             now,
-            // Over-fetch: results outside the session's scopes are dropped below.
+            // Over-fetch: this lane's own summary is dropped below.
             maxResults: Math.min(MAX_RETRIEVAL, limit * 3),
           }),
       otherSources.length === 0
@@ -128,10 +138,7 @@ export function createRetriever(deps: {
           }),
     ]);
     const visible = (r: SearchResult) => {
-      if (r.kind !== 'memory') return true;
-      const scope = `${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`;
-      if (!scopes.has(scope)) return false;
-      if (r.source.type !== 'lane_summary') return true;
+      if (r.kind !== 'memory' || r.source.type !== 'lane_summary') return true;
       // This lane's own summary is already the payload's first message.
       return include.lane_summaries !== false && r.lane_key !== laneKey;
     };

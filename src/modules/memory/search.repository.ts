@@ -14,6 +14,11 @@ export interface SearchFilters {
   /** Memories only. */
   scope?: MemoryScope;
   scopeKey?: string;
+  /**
+   * Any of these scopes (a session's visible memories): the database reads only them, through
+   * memories_scope_idx, so the cost does not follow the tenant's other memories.
+   */
+  scopes?: { scope: MemoryScope; scopeKey: string }[];
   types?: MemoryType[];
   /** Transcript chunks only. */
   sessionKey?: string;
@@ -82,6 +87,16 @@ const SOURCES: Record<SearchSource, SourceSql> = {
       sql`(d.expires_at is null or d.expires_at > ${iso(now)})`,
       ...(f.scope ? [sql`d.scope = ${f.scope}`] : []),
       ...(f.scopeKey !== undefined ? [sql`d.scope_key = ${f.scopeKey}`] : []),
+      ...(f.scopes
+        ? [
+            f.scopes.length === 0
+              ? sql`false`
+              : sql`(${sql.join(
+                  f.scopes.map((s) => sql`(d.scope = ${s.scope} and d.scope_key = ${s.scopeKey})`),
+                  sql` or `,
+                )})`,
+          ]
+        : []),
       ...(f.types?.length
         ? [
             sql`d.type in (${sql.join(
@@ -131,6 +146,28 @@ const SOURCES: Record<SearchSource, SourceSql> = {
     timeOrdered: (f) => Boolean(f.platform && f.channelId),
   },
 };
+
+/**
+ * The rows of a scope read, at most `limit`. A list of memory scopes is read one scope at a time,
+ * each through memories_scope_idx with its own LIMIT: a bitmap of all of them would visit every
+ * entry of a large scope before the LIMIT applies.
+ */
+function scopeRows(
+  source: SourceSql,
+  tenantId: string,
+  filters: SearchFilters,
+  now: Date,
+  limit: number,
+): SQL {
+  const read = (f: SearchFilters) =>
+    sql`(select d.ctid as rid, d.tsv, ${source.time} as time from ${source.table}
+      where ${sql.join(source.conditions(tenantId, f, now), sql` and `)} limit ${limit})`;
+  if (!filters.scopes?.length) return read(filters);
+  const reads = filters.scopes.map(({ scope, scopeKey }) =>
+    read({ ...filters, scopes: undefined, scope, scopeKey }),
+  );
+  return sql`select * from (${sql.join(reads, sql` union all `)}) u limit ${limit}`;
+}
 
 /** What both candidate queries take. */
 interface CandidateQuery {
@@ -254,17 +291,13 @@ export function createSearchRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<{ documents: number; averageLength: number; rows: CandidateRow[] } | null> {
       const source = SOURCES[params.source];
-      const where = sql.join(source.conditions(params.tenantId, params.filters, params.now), sql` and `);
       const rows = await queryRows<CandidateRow & { documents: number; avgdl: number | null }>(
         tx,
         sql`with terms as (
             select t.lexeme, t.q::tsquery as q
             from jsonb_to_recordset(${termsJson(params.terms)}::jsonb) as t(lexeme text, q text)
           ),
-          scope as materialized (
-            select d.ctid as rid, d.tsv, ${source.time} as time from ${source.table} where ${where}
-            limit ${params.cap + 1}
-          ),
+          scope as materialized (${scopeRows(source, params.tenantId, params.filters, params.now, params.cap + 1)}),
           stats as (select count(*)::int as documents, avg(length(tsv))::float8 as avgdl from scope),
           picked as (
             select t.lexeme, c.rid, c.df

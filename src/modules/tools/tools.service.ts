@@ -25,7 +25,7 @@ import type { ChannelsService } from '../channels/channels.service.js';
 import type { ContextService } from '../context/context.service.js';
 import { visibleMemoryScopes } from '../context/context.service.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
-import type { MemorySearchService, SearchResult } from '../memory/memory-search.service.js';
+import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { MemoryType } from '../memory/memories.repository.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionNotFound } from '../sessions/sessions.errors.js';
@@ -161,13 +161,13 @@ export function createToolsService(deps: {
         tenantId: params.tenantId,
         query: params.query,
         sources: ['memories'],
-        ...(params.types ? { filters: { types: params.types } } : {}),
+        // Only the scopes the session can see are read (the filter is in the query).
+        filters: { scopes: visibleMemoryScopes(session), ...(params.types ? { types: params.types } : {}) },
         laneKey: session.turnState.last_lane_key ?? defaultLaneKey(session),
         now: deps.clock.now(),
-        // Over-fetch: results outside the session's scopes are dropped.
-        maxResults: Math.min(100, params.maxResults * 3),
+        maxResults: params.maxResults,
       });
-      const memories = visibleTo(session, reply.results)
+      const memories = reply.results
         .slice(0, params.maxResults)
         .map((r) => ({ id: r.id, score: r.score, time: r.time, text: r.text, ...r.source }));
       return { memories, ...(reply.note ? { note: reply.note } : {}) };
@@ -276,12 +276,12 @@ export function createToolsService(deps: {
           tenantId,
           query: input.query,
           sources: ['memories', 'transcript_chunks'],
-          filters: { sessionKey: session.sessionKey },
+          filters: { sessionKey: session.sessionKey, scopes: visibleMemoryScopes(session) },
           laneKey,
           now: deps.clock.now(),
           maxResults: Math.min(100, max * 3),
         });
-        const results = visibleTo(session, reply.results)
+        const results = reply.results
           .slice(0, max)
           .map((r) => ({ kind: r.kind, score: r.score, time: r.time, snippet: r.snippet, text: r.text }));
         return json({ results, ...(reply.note ? { note: reply.note } : {}) });
@@ -324,14 +324,6 @@ export function createToolsService(deps: {
       }
     }
   }
-}
-
-/** Search results without the memories of scopes the session cannot see (other channels, users, sessions). */
-function visibleTo(session: SessionRow, results: SearchResult[]): SearchResult[] {
-  const scopes = visibleMemoryScopes(session);
-  return results.filter(
-    (r) => r.kind !== 'memory' || scopes.has(`${String(r.source.scope)}:${String(r.source.scope_key ?? '')}`),
-  );
 }
 
 export type ToolsService = ReturnType<typeof createToolsService>;

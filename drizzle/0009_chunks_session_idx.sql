@@ -1,0 +1,1 @@
+CREATE INDEX "transcript_chunks_session_idx" ON "transcript_chunks" USING btree ("tenant_id","session_key");
