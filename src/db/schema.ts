@@ -4,35 +4,16 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
-  customType,
   index,
   integer,
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { memoryScopes, memoryTypes } from '../modules/memory/core/memories.js';
-
-const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
-const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
-  dataType: () => 'bytea',
-  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
-});
-/**
- * jsonb parsed once: both drivers (postgres.js, PGlite) already hand back parsed values, and
- * drizzle's own jsonb type would JSON.parse any string again — a turn "42" came back as the
- * number 42 and '{"a":1}' as an object. Written as JSON text, read as the driver parsed it.
- */
-const jsonb = customType<{ data: unknown; driverData: unknown }>({
-  dataType: () => 'jsonb',
-  toDriver: (value) => JSON.stringify(value),
-  fromDriver: (value) => value,
-});
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-const createdAt = () => ts('created_at').notNull().defaultNow();
+import { bytea, createdAt, jsonb, ts, tsvector } from './schema-columns.js';
 
 /** Full-text configuration used for every stored tsvector and every query. */
 export const TEXT_SEARCH_CONFIG = 'english';
@@ -427,97 +408,5 @@ export const agentSettings = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.agentId] })],
 );
 
-/** Audit of context calls (§6.13): what the model saw at each turn. */
-export const contextLog = pgTable(
-  'context_log',
-  {
-    tenantId: text('tenant_id').notNull(),
-    sessionId: uuid('session_id').notNull(),
-    turnSeq: integer('turn_seq').notNull(),
-    laneKey: text('lane_key').notNull(),
-    laneVersion: integer('lane_version').notNull(),
-    payloadSha256: text('payload_sha256').notNull(),
-    budget: jsonb('budget').$type<Record<string, unknown>>().notNull(),
-    model: text('model'),
-    /** When the call was made (the service's clock). */
-    createdAt: createdAt(),
-    /** The time assembly took as "now": the anchor message's, else the turn's stated time. */
-    anchorAt: ts('anchor_at'),
-    /**
-     * The payload's bytes without its arrays' elements (docs/api.md "Replay"): JSON text, a list of
-     * [key, JSON text of the value | count of parts]; null on rows logged before replay existed.
-     */
-    payloadLayout: text('payload_layout'),
-    /** SHA-256 of each array element, in payload order (rows of payload_parts). */
-    payloadParts: text('payload_parts').array(),
-  },
-  (t) => [primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq] })],
-);
-
-/**
- * The elements of logged payloads' arrays (system blocks, messages, tools) by the SHA-256 of their
- * JSON text, once per tenant: a long session stores its system prompt and tool definitions once,
- * and each history message once while its rendering stays the same.
- */
-export const payloadParts = pgTable(
-  'payload_parts',
-  {
-    tenantId: text('tenant_id').notNull(),
-    sha256: text('sha256').notNull(),
-    body: text('body').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [primaryKey({ columns: [t.tenantId, t.sha256] })],
-);
-
-/** Stored replies for writes that carried an Idempotency-Key. */
-export const idempotencyRecords = pgTable(
-  'idempotency_records',
-  {
-    tenantId: text('tenant_id').notNull(),
-    scope: text('scope').notNull(),
-    key: text('key').notNull(),
-    requestHash: text('request_hash').notNull(),
-    statusCode: integer('status_code').notNull(),
-    response: jsonb('response').$type<unknown>().notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.scope, t.key] }),
-    // The retention job deletes replies older than IDEMPOTENCY_TTL_MS.
-    index('idempotency_records_created_idx').on(t.createdAt),
-  ],
-);
-
-/** Summarizer token spend per tenant and month (§6.13). */
-export const tenantUsage = pgTable(
-  'tenant_usage',
-  {
-    tenantId: text('tenant_id').notNull(),
-    period: text('period').notNull(),
-    summaryInputTokens: bigint('summary_input_tokens', { mode: 'number' }).notNull().default(0),
-    summaryOutputTokens: bigint('summary_output_tokens', { mode: 'number' }).notNull().default(0),
-  },
-  (t) => [primaryKey({ columns: [t.tenantId, t.period] })],
-);
-
-/**
- * The compaction currently running per session (one row while it runs): the 409 for a second
- * compaction reports the holder's age from here, and a holder only removes its own row.
- */
-export const compactionRuns = pgTable(
-  'compaction_runs',
-  {
-    tenantId: text('tenant_id').notNull(),
-    sessionId: uuid('session_id').notNull(),
-    token: text('token').notNull(),
-    startedAt: ts('started_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.tenantId, t.sessionId] })],
-);
-
-/** Fencing counters for the Postgres advisory-lock fallback (not tenant data). */
-export const lockFences = pgTable('lock_fences', {
-  resource: text('resource').primaryKey(),
-  fence: bigint('fence', { mode: 'number' }).notNull(),
-});
+// The audit and operations tables (context log, payload parts, idempotency, usage, runs, fences).
+export * from './schema-audit.js';
