@@ -179,14 +179,15 @@ describe('the bot loop through @contextd/client', () => {
 describe('failures as ContextdError', () => {
   it("another tenant's session is a 404 session.not_found on every call", async () => {
     const { id } = await channelSession(contextd);
+    // Started one at a time: a rejection nobody awaits yet would be unhandled.
     const calls = [
-      stranger.getSession(id),
-      stranger.context(id, { message: { content: 'hi' } }),
-      stranger.appendTurns(id, [{ role: 'user', content: 'hi' }]),
-      stranger.runTool(id, 'memory_search', { query: 'rollout' }),
+      () => stranger.getSession(id),
+      () => stranger.context(id, { message: { content: 'hi' } }),
+      () => stranger.appendTurns(id, [{ role: 'user', content: 'hi' }]),
+      () => stranger.runTool(id, 'memory_search', { query: 'rollout' }),
     ];
     for (const call of calls) {
-      const error = await rejection(call);
+      const error = await rejection(call());
       expect([error.status, error.code]).toEqual([404, 'session.not_found']);
       expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
     }
