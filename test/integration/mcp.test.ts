@@ -205,6 +205,13 @@ describe('MCP endpoint /mcp', () => {
   });
 
   it('get_context assembles the payload as a dry run and records nothing', async () => {
+    const assembled = async () =>
+      Number(
+        /^contextd_assembled_tokens_count\{component="system"\} (\d+)$/m.exec(
+          (await ctx.app.inject({ url: '/metrics' })).body,
+        )?.[1] ?? 0,
+      );
+    const before = await assembled();
     const client = await connect(sessionId, t.key);
     const result = (await client.callTool({
       name: 'get_context',
@@ -223,6 +230,8 @@ describe('MCP endpoint /mcp', () => {
     expect(JSON.stringify(reply.payload)).toContain('what failed in billing?');
     const log = await t.inject({ url: `/v1/sessions/${sessionId}/context-log` });
     expect(log.json().entries).toEqual([]);
+    // Counted like a REST context call: the metric lives in the context service, not a route.
+    expect(await assembled()).toBe(before + 1);
   });
 
   it('is stateless: each request may go to another replica', async () => {

@@ -1,8 +1,10 @@
 // The context call's Prometheus series: the tokens of every payload it returned, per budget
-// component (docs/operations.md, Metrics). Counted once the reply is final (after the turn is
-// committed; a dry run too), never for an Idempotency-Key replay.
+// component (docs/operations.md, Metrics), whichever entry point asked (REST, MCP). Counted once
+// the reply is final (after the turn is committed; a dry run too), never for an Idempotency-Key
+// replay.
 import { Histogram, type Registry } from 'prom-client';
 import { budgetComponentNames, type BudgetComponents } from './core/budget.js';
+import type { ContextService } from './context.service.js';
 
 export function createContextMetrics(registry: Registry) {
   const tokens = new Histogram({
@@ -20,3 +22,22 @@ export function createContextMetrics(registry: Registry) {
 }
 
 export type ContextMetrics = ReturnType<typeof createContextMetrics>;
+
+/** The context service with every returned payload observed (a replay is not a new payload). */
+export function withContextMetrics(context: ContextService, metrics: ContextMetrics): ContextService {
+  return {
+    ...context,
+    async assemble(params) {
+      let components: BudgetComponents | undefined;
+      const result = await context.assemble({
+        ...params,
+        encode: (reply) => {
+          components = reply.budget.components;
+          return params.encode(reply);
+        },
+      });
+      if (!result.replayed && components) metrics.observe(components);
+      return result;
+    },
+  };
+}

@@ -17,7 +17,7 @@ import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { createToolsService } from '../tools/tools.service.js';
 import { createToolMetrics, withToolMetrics } from '../tools/tools.metrics.js';
-import { createContextMetrics } from './context.metrics.js';
+import { createContextMetrics, withContextMetrics } from './context.metrics.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 import type { CompactionModule } from '../compaction/compaction.module.js';
 import { createContextCompaction } from './context.compaction.js';
@@ -40,27 +40,30 @@ export function createContextServices(
   const db = deps.database.db;
   const sessions = createSessionsRepository(db);
   const contextRepository = createContextRepository(db);
-  const context = createContextService({
-    db,
-    config: deps.config,
-    estimator: deps.estimator,
-    clock: deps.clock,
-    sessions,
-    transcript: built.transcript,
-    channels: built.channels,
-    memorySearch: built.memorySearch,
-    agentSections: built.agentSections,
-    offload: built.offload,
-    blobs: createBlobsRepository(db),
-    manifest: built.manifest,
-    context: contextRepository,
-    idempotency: built.idempotency,
-    compaction: createContextCompaction({
-      service: built.compaction,
-      scheduler: built.compaction,
-      settings: built.compaction.settings,
+  const context = withContextMetrics(
+    createContextService({
+      db,
+      config: deps.config,
+      estimator: deps.estimator,
+      clock: deps.clock,
+      sessions,
+      transcript: built.transcript,
+      channels: built.channels,
+      memorySearch: built.memorySearch,
+      agentSections: built.agentSections,
+      offload: built.offload,
+      blobs: createBlobsRepository(db),
+      manifest: built.manifest,
+      context: contextRepository,
+      idempotency: built.idempotency,
+      compaction: createContextCompaction({
+        service: built.compaction,
+        scheduler: built.compaction,
+        settings: built.compaction.settings,
+      }),
     }),
-  });
+    createContextMetrics(deps.metrics.registry),
+  );
   const tools = withToolMetrics(
     createToolsService({
       sessions,
@@ -83,5 +86,5 @@ export function createContextServices(
     idempotency: built.idempotency,
     clock: deps.clock,
   });
-  return { context, tools, lanes, contextMetrics: createContextMetrics(deps.metrics.registry) };
+  return { context, tools, lanes };
 }

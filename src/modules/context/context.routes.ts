@@ -52,19 +52,14 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        let components: ContextReply['budget']['components'] | undefined;
         const result = await services.context.assemble({
           tenantId: request.tenantId,
           sessionId: request.params.id,
           request: request.body,
           idempotencyKey: request.headers['idempotency-key'],
-          encode: (built) => {
-            components = built.budget.components;
-            return encodeContextReply(built);
-          },
+          encode: encodeContextReply,
         });
         if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        else if (components) services.contextMetrics.observe(components);
         // Already encoded (a replay is the stored string): sent as it is, never re-serialized
         // through the documented schema, which would rebuild objects in its own key order.
         return reply.type('application/json; charset=utf-8').send(result.body as never);
