@@ -5638,6 +5638,29 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             deferred_tools: string[];
+                            /** @description the deferred tools as the reply listed them (empty on calls logged before they were kept) */
+                            deferred_tool_details: {
+                                name: string;
+                                description: string;
+                                source: string;
+                                tokens: number;
+                            }[];
+                            /** @description the reply's `context`: parts by source, retrieved items with scores, the lane view */
+                            context: components["schemas"]["AssembledContext"] | null;
+                            /** @description the reply's `cache`: breakpoints and the stable prefix's tokens */
+                            cache: {
+                                breakpoints: {
+                                    /** @enum {string} */
+                                    position: "system" | "tools" | "summary" | "previous_turn" | "this_turn";
+                                    index: number;
+                                    block?: number;
+                                }[];
+                                stable_prefix_tokens: number;
+                            } | null;
+                            /** @description the reply's `notes` */
+                            notes: string[] | null;
+                            /** @description the reply's `attachments` */
+                            attachments: components["schemas"]["Attachment"][] | null;
                             /** @description When the call was made. */
                             created_at: string;
                             /** @description The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's. */

@@ -27,6 +27,11 @@ export const contextLog = pgTable(
     payloadLayout: text('payload_layout'),
     /** SHA-256 of each array element, in payload order (rows of payload_parts). */
     payloadParts: text('payload_parts').array(),
+    /**
+     * What the reply said besides the payload and budget: the context by source (retrieved items
+     * with their scores, lane view), cache breakpoints, notes and attachments; null on older rows.
+     */
+    assembly: jsonb('assembly').$type<Record<string, unknown>>(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq] })],
 );

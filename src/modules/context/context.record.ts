@@ -1,6 +1,6 @@
 // Step 4 of the context call (unless dry_run): the rendered user turn appended with, in the same
 // transaction, the audit row (payload hash, budget, lane version, the payload's layout and parts
-// for replay), the manifest rows of attached media, the lane's attached-context marker and the
+// for replay, what the context held by source and its cache breakpoints), the manifest rows of attached media, the lane's attached-context marker and the
 // consumed pending slot.
 import type { Executor } from '../../db/client.js';
 import type { Clock } from '../../shared/clock.js';
@@ -88,6 +88,12 @@ export function recordTurn(
           anchorAt: now,
           payloadLayout: stored.layout,
           payloadParts: stored.parts.map((p) => p.sha256),
+          assembly: {
+            context: result.context,
+            cache: result.cache,
+            notes: result.notes,
+            attachments: result.attachments,
+          },
         },
         tx,
       );

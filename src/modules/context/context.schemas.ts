@@ -232,7 +232,7 @@ const contextPartState = z
   .enum(['attached', 'omitted_budget', 'none'])
   .describe('attached: in this turn; omitted_budget: left out for room; none: nothing to attach');
 
-const assembledContextSchema = z
+export const assembledContextSchema = z
   .object({
     channel: z.object({ platform: z.string(), channel_id: z.string() }).nullable(),
     snapshot: contextPartState,
@@ -268,7 +268,7 @@ const assembledContextSchema = z
   })
   .meta({ id: 'AssembledContext', description: "what this turn's context holds, by source" });
 
-const attachmentSchema = z
+export const attachmentSchema = z
   .object({
     artifact_id: z.string(),
     sha256: z.string(),
@@ -284,6 +284,24 @@ const attachmentSchema = z
     tokens: z.number(),
   })
   .meta({ id: 'Attachment' });
+
+const cacheReportSchema = z.object({
+  breakpoints: z.array(
+    z.object({
+      position: z.enum(['system', 'tools', 'summary', 'previous_turn', 'this_turn']),
+      index: z.number(),
+      block: z.number().optional(),
+    }),
+  ),
+  stable_prefix_tokens: z.number(),
+});
+
+const deferredToolSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  source: z.string(),
+  tokens: z.number(),
+});
 
 /** The reply's fields after `payload` and `format`, in wire order. */
 const replyFields = {
@@ -301,20 +319,9 @@ const replyFields = {
   }),
   context: assembledContextSchema,
   attachments: z.array(attachmentSchema),
-  deferred_tools: z.array(
-    z.object({ name: z.string(), description: z.string(), source: z.string(), tokens: z.number() }),
-  ),
+  deferred_tools: z.array(deferredToolSchema),
   notes: z.array(z.string()),
-  cache: z.object({
-    breakpoints: z.array(
-      z.object({
-        position: z.enum(['system', 'tools', 'summary', 'previous_turn', 'this_turn']),
-        index: z.number(),
-        block: z.number().optional(),
-      }),
-    ),
-    stable_prefix_tokens: z.number(),
-  }),
+  cache: cacheReportSchema,
   turn_seq: z.number().nullable(),
   payload_sha256: z.string(),
   dry_run: z.boolean(),
@@ -342,21 +349,34 @@ export const contextReplyWireSchema = z.object({
   attachments: z.array(z.record(z.string(), z.unknown())),
 });
 
-export const contextLogEntrySchema = z.object({
-  turn_seq: z.number(),
-  lane_key: z.string(),
-  lane_version: z.number(),
-  payload_sha256: z.string(),
-  model: z.string().nullable(),
-  budget: z.record(z.string(), z.unknown()),
-  deferred_tools: z.array(z.string()),
-  created_at: z.string().meta({ description: 'When the call was made.' }),
-  anchor_at: z.string().nullable().meta({
-    description:
-      "The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's.",
-  }),
-  replayable: z.boolean().meta({
-    description:
-      'Whether GET …/context-log/{seq}/payload can return this payload (calls logged since replay).',
-  }),
-});
+export const contextLogEntrySchema = z
+  .object({
+    turn_seq: z.number(),
+    lane_key: z.string(),
+    lane_version: z.number(),
+    payload_sha256: z.string(),
+    model: z.string().nullable(),
+    budget: z.record(z.string(), z.unknown()),
+    deferred_tools: z.array(z.string()),
+    deferred_tool_details: z
+      .array(deferredToolSchema)
+      .describe('the deferred tools as the reply listed them (empty on calls logged before they were kept)'),
+    context: assembledContextSchema
+      .nullable()
+      .describe("the reply's `context`: parts by source, retrieved items with scores, the lane view"),
+    cache: cacheReportSchema
+      .nullable()
+      .describe("the reply's `cache`: breakpoints and the stable prefix's tokens"),
+    notes: z.array(z.string()).nullable().describe("the reply's `notes`"),
+    attachments: z.array(attachmentSchema).nullable().describe("the reply's `attachments`"),
+    created_at: z.string().meta({ description: 'When the call was made.' }),
+    anchor_at: z.string().nullable().meta({
+      description:
+        "The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's.",
+    }),
+    replayable: z.boolean().meta({
+      description:
+        'Whether GET …/context-log/{seq}/payload can return this payload (calls logged since replay).',
+    }),
+  })
+  .describe('`context`, `cache`, `notes` and `attachments` are null on calls logged before they were kept');

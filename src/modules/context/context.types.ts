@@ -89,8 +89,17 @@ export function channelContextInput(
   };
 }
 
+/** What a context_log row's assembly column holds: the reply's fields besides payload and budget. */
+export interface LoggedAssembly {
+  context: AssembleResult['context'];
+  cache: AssembleResult['cache'];
+  notes: string[];
+  attachments: AssembleResult['attachments'];
+}
+
 export function contextLogView(row: ContextLogRow) {
   const { deferred_tools: deferred, ...budget } = row.budget as unknown as LoggedBudget;
+  const assembly = row.assembly as unknown as LoggedAssembly | null;
   return {
     turn_seq: row.turnSeq,
     lane_key: row.laneKey,
@@ -99,6 +108,16 @@ export function contextLogView(row: ContextLogRow) {
     model: row.model,
     budget,
     deferred_tools: (deferred ?? []).map((d) => d.name),
+    deferred_tool_details: (deferred ?? []).map((d) => ({
+      name: d.name,
+      description: d.description,
+      source: d.source,
+      tokens: d.tokens,
+    })),
+    context: assembly?.context ?? null,
+    cache: assembly?.cache ?? null,
+    notes: assembly?.notes ?? null,
+    attachments: assembly?.attachments ?? null,
     created_at: row.createdAt.toISOString(),
     anchor_at: row.anchorAt?.toISOString() ?? null,
     replayable: row.payloadLayout !== null,

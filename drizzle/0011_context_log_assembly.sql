@@ -1,0 +1,1 @@
+ALTER TABLE "context_log" ADD COLUMN "assembly" jsonb;
