@@ -13,6 +13,7 @@ export default tseslint.config(
       'client/src/schema.d.ts',
       'coverage/',
       'dist/',
+      'test-artifacts/',
     ],
   },
   js.configs.recommended,
@@ -26,6 +27,26 @@ export default tseslint.config(
   {
     files: ['scripts/**', 'bench/**'],
     rules: { 'no-console': 'off' },
+  },
+  // The inspector page's modules run in the browser (served as they are, no build step).
+  {
+    files: ['src/inspector/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'document',
+          'window',
+          'fetch',
+          'sessionStorage',
+          'console',
+          'location',
+          'history',
+          'URLSearchParams',
+          'CSS',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
   },
   // Boundaries (docs/architecture.md): SQL only in repositories and src/db; routes never reach a
   // repository; core/ and src/shared/ are pure (no database, locks, services, HTTP or clients).

@@ -17,6 +17,7 @@ import { registerRetentionJob } from './modules/retention/retention.job.js';
 import { healthRoutes, type Lifecycle } from './http/health.routes.js';
 import { registerV1Routes } from './modules/routes.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
+import { inspectorRoutes } from './inspector/inspector.routes.js';
 import { registerCompactionWorker } from './modules/compaction/compaction.worker.js';
 import { createServices, type Services } from './modules/services.js';
 
@@ -133,6 +134,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(metricsRoutes(deps.metrics));
   await registerV1Routes(app, services, deps);
   await app.register(mcpRoutes(services));
+  await app.register(inspectorRoutes(deps.config));
   // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
   registerCompactionWorker(app, services.compactionQueue, services.compaction.handleJob, {
