@@ -295,6 +295,63 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'inspect-retrieval-turn.png'), fullPage: true });
   }, 60_000);
 
+  it('a compacted lane: its summary, expandable to the entries it covers', async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { session_key: 'compacted' },
+    });
+    const sessionId = created.json().session.id as string;
+    const turns = Array.from({ length: 24 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `Step ${i}: build ${2000 + i} touches /srv/svc-${i}/config.yaml for ticket OPS-${i}.`,
+    }));
+    const appended = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/turns`,
+      payload: { turns },
+    });
+    expect(appended.statusCode).toBe(201);
+    const compacted = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/compact`,
+      payload: { wait: true },
+    });
+    expect(compacted.statusCode).toBe(200);
+    const reply = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/context`,
+      payload: { message: { content: 'Which build touched svc-3?' } },
+    });
+    expect(reply.statusCode).toBe(200);
+    const seq = reply.json().turn_seq as number;
+    const entry = await logEntry(sessionId, seq);
+    const laneUrl = `/v1/sessions/${sessionId}/lanes/${encodeURIComponent(entry.lane_key)}`;
+    const lane = (await t.inject({ url: laneUrl })).json();
+    expect(lane.summary).toBeTruthy();
+    const covered = (await t.inject({ url: `${laneUrl}?expand=true` })).json().expanded.entries as {
+      seq: number;
+    }[];
+    expect(covered.length).toBeGreaterThan(0);
+
+    await signIn();
+    await page.waitForSelector(`[data-session="${sessionId}"]`);
+    await openTurn(sessionId, seq);
+    const panel = page.locator(`[data-testid="lane"][data-lane="${entry.lane_key}"]`);
+    await panel.locator('pre.summary').waitFor();
+    expect(await panel.locator('pre.summary').textContent()).toBe(lane.summary);
+    await panel.locator('button').click();
+    await panel.locator('.covered li').first().waitFor();
+    const seqs = await panel
+      .locator('.covered li')
+      .evaluateAll((nodes) => nodes.map((n) => Number(n.getAttribute('data-seq'))));
+    expect(seqs).toEqual(covered.map((e) => e.seq));
+    // The payload sends the summary as a labelled block of the history.
+    expect(await page.locator('[data-section="history"] [data-source="lane_summary"]').count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, 'inspect-compacted-lane.png'), fullPage: true });
+  }, 60_000);
+
   it('bad input: unknown files are a 404 in the error shape; a bad key is said on the page', async () => {
     const missing = await ctx.app.inject({ method: 'GET', url: '/inspect/nope.js' });
     expect(missing.statusCode).toBe(404);

@@ -9,6 +9,8 @@ const status = (text, isError = false) => {
   $('status').className = isError ? 'error' : '';
 };
 
+const MAX_LANES = 20;
+
 let thresholds = { compact_soon: 0.8, compact_trigger: 0.95, hard_block: 0.98 };
 
 function select(list, button) {
@@ -42,6 +44,8 @@ async function loadTurns(session, wantedSeq = null) {
     list.append(h('p', { class: 'empty' }, 'no context calls logged in this session yet'));
     return;
   }
+  // The session's lanes as its log names them (at most MAX_LANES panels: a channel has many threads).
+  const laneKeys = [...new Set(entries.map((e) => e.lane_key))].slice(0, MAX_LANES);
   for (const entry of entries.reverse()) {
     const button = h(
       'button',
@@ -52,7 +56,7 @@ async function loadTurns(session, wantedSeq = null) {
     button.addEventListener('click', () => {
       select(list, button);
       remember(session.id, entry.turn_seq);
-      void showTurn($('turn'), session.id, entry, thresholds).catch((e) => status(e.message, true));
+      void showTurn($('turn'), session.id, entry, thresholds, laneKeys).catch((e) => status(e.message, true));
     });
     list.append(button);
     if (entry.turn_seq === wantedSeq) button.click();

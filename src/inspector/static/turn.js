@@ -206,11 +206,16 @@ function lanePanel(sessionId, laneKey) {
       );
     })
     .catch((error) => fill(body, empty(error.message)));
-  return panel(`Lane ${laneKey}`, 'lane', body);
+  const section = panel(`Lane ${laneKey}`, 'lane', body);
+  section.dataset.lane = laneKey;
+  return section;
 }
 
-/** Fills `target` with the turn `entry` of the session (its log entry and its replayed payload). */
-export async function showTurn(target, sessionId, entry, thresholds) {
+/**
+ * Fills `target` with the turn `entry` of the session (its log entry and its replayed payload);
+ * `laneKeys` are the session's logged lanes, the turn's own shown first.
+ */
+export async function showTurn(target, sessionId, entry, thresholds, laneKeys = [entry.lane_key]) {
   const payloadBox = h('div', {}, empty('loading the payload…'));
   fill(
     target,
@@ -229,7 +234,7 @@ export async function showTurn(target, sessionId, entry, thresholds) {
     contextPanel(entry),
     deferredPanel(entry),
     notesPanel(entry),
-    lanePanel(sessionId, entry.lane_key),
+    [entry.lane_key, ...laneKeys.filter((k) => k !== entry.lane_key)].map((k) => lanePanel(sessionId, k)),
     panel('Payload as the model saw it', 'payload-panel', payloadBox),
   );
   if (!entry.replayable) {
