@@ -76,7 +76,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
         '--disable-sync',
       ],
     });
-    // A fresh profile per context (playwright gives each new context its own user data).
+    // launch() runs Chromium on a fresh temporary --user-data-dir, removed when it closes.
     page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {

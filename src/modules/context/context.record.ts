@@ -13,7 +13,7 @@ import type { DeferredTool } from '../tools/core/tool-deferral.js';
 import type { AssembleResult } from './core/assemble.js';
 import { splitPayload } from './core/payload-layout.js';
 import type { ContextRepository } from './context.repository.js';
-import type { ContextRequest } from './context.types.js';
+import type { ContextRequest, LoggedAssembly } from './context.types.js';
 
 export function recordTurn(
   deps: {
@@ -93,7 +93,7 @@ export function recordTurn(
             cache: result.cache,
             notes: result.notes,
             attachments: result.attachments,
-          },
+          } satisfies LoggedAssembly,
         },
         tx,
       );
