@@ -352,6 +352,19 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'inspect-compacted-lane.png'), fullPage: true });
   }, 60_000);
 
+  it("the marks are the instance's thresholds", async () => {
+    const tuned = await createTestApp({
+      env: { COMPACT_TRIGGER: '0.9', HARD_BLOCK: '0.97' },
+      testDb: ctx.testDb,
+    });
+    try {
+      const response = await tuned.app.inject({ url: '/inspect/thresholds.json' });
+      expect(response.json()).toEqual({ compact_soon: 0.8, compact_trigger: 0.9, hard_block: 0.97 });
+    } finally {
+      await tuned.close();
+    }
+  });
+
   it('bad input: unknown files are a 404 in the error shape; a bad key is said on the page', async () => {
     const missing = await ctx.app.inject({ method: 'GET', url: '/inspect/nope.js' });
     expect(missing.statusCode).toBe(404);
@@ -366,6 +379,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     await fresh.waitForSelector('#status.error');
     expect(await fresh.textContent('#status')).toContain('auth.invalid_key');
     expect(await fresh.locator('[data-session]').count()).toBe(0);
+    expect(await fresh.evaluate('sessionStorage.length')).toBe(0); // an unknown key is not kept
     await fresh.context().close();
   }, 60_000);
 });

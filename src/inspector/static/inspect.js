@@ -11,7 +11,8 @@ const status = (text, isError = false) => {
 
 const MAX_LANES = 20;
 
-let thresholds = { compact_soon: 0.8, compact_trigger: 0.95, hard_block: 0.98 };
+/** The instance's budget thresholds (the bar's marks), read once at start. */
+let thresholds;
 
 function select(list, button) {
   for (const b of list.querySelectorAll('button.item')) b.classList.toggle('selected', b === button);
@@ -110,6 +111,8 @@ async function open() {
       await loadTurns(await api(sessionPath(sessionId)), seq);
     }
   } catch (error) {
+    // A key the server does not know is not kept.
+    if (error.status === 401) forgetKey();
     status(error.message, true);
   }
 }
@@ -130,6 +133,7 @@ async function start() {
     fill($('turns'));
     fill($('turn'));
     $('forget').hidden = true;
+    history.replaceState(null, '', location.pathname);
     status('key forgotten');
   });
   if (storedKey()) await open();
