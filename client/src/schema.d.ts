@@ -5638,7 +5638,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             deferred_tools: string[];
-                            /** @description the deferred tools as the reply listed them (empty on calls logged before they were kept) */
+                            /** @description the deferred tools as the reply listed them (`deferred_tools` has their names) */
                             deferred_tool_details: {
                                 name: string;
                                 description: string;

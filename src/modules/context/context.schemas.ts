@@ -232,7 +232,7 @@ const contextPartState = z
   .enum(['attached', 'omitted_budget', 'none'])
   .describe('attached: in this turn; omitted_budget: left out for room; none: nothing to attach');
 
-export const assembledContextSchema = z
+const assembledContextSchema = z
   .object({
     channel: z.object({ platform: z.string(), channel_id: z.string() }).nullable(),
     snapshot: contextPartState,
@@ -268,7 +268,7 @@ export const assembledContextSchema = z
   })
   .meta({ id: 'AssembledContext', description: "what this turn's context holds, by source" });
 
-export const attachmentSchema = z
+const attachmentSchema = z
   .object({
     artifact_id: z.string(),
     sha256: z.string(),
@@ -360,7 +360,7 @@ export const contextLogEntrySchema = z
     deferred_tools: z.array(z.string()),
     deferred_tool_details: z
       .array(deferredToolSchema)
-      .describe('the deferred tools as the reply listed them (empty on calls logged before they were kept)'),
+      .describe('the deferred tools as the reply listed them (`deferred_tools` has their names)'),
     context: assembledContextSchema
       .nullable()
       .describe("the reply's `context`: parts by source, retrieved items with scores, the lane view"),
