@@ -24,7 +24,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**'],
+    files: ['scripts/**', 'bench/**', 'examples/**'],
     rules: { 'no-console': 'off' },
   },
   // Boundaries (docs/architecture.md): SQL only in repositories and src/db; routes never reach a
