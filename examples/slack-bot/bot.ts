@@ -123,7 +123,12 @@ export function createSlackBot(options: SlackBotOptions) {
       const key = `${mention.channel}:${mention.ts}`;
       if (answered.has(key)) return null;
       answered.add(key);
-      return answer(mention);
+      try {
+        return await answer(mention);
+      } catch (error) {
+        answered.delete(key); // Slack's retry of this event may answer it then
+        throw error;
+      }
     },
   };
 }

@@ -211,6 +211,36 @@ describe("the example's Events API listener", () => {
   });
 });
 
+describe('a tool call contextd refuses', () => {
+  it('goes back to the model as an is_error tool_result, and the model answers', async () => {
+    const [template] = (await loadRecordedEvents(EVENTS)).filter((e) => e.event?.type === 'app_mention');
+    const ts = '1763977600.000300';
+    const envelope = {
+      ...template!,
+      event_id: 'Ev07BADTOOL1',
+      event: { ...template!.event!, ts, event_ts: ts, text: '<@U07CTXBOT1> anything new?' },
+    };
+    const before = fake.requests.length;
+    // A model that calls channel_context without its required intent, then answers what it read.
+    fake.respond = (request) => {
+      const last = request.messages.at(-1)!.content;
+      const result = Array.isArray(last) ? (last as { type: string; content?: unknown }[])[0] : undefined;
+      if (result?.type === 'tool_result') return `The tool said: ${JSON.stringify(result.content)}`;
+      return [{ type: 'tool_use', id: 'toolu_missing_intent', name: 'channel_context', input: {} }];
+    };
+    try {
+      const reply = await example.bot.handle(envelope);
+      expect(reply!.toolCalls).toEqual([{ name: 'channel_context', input: {}, isError: true }]);
+      expect(reply!.text).toContain('tools.invalid_input');
+      expect(reply!.text).toContain('intent');
+    } finally {
+      fake.respond = scriptedSlackModel;
+    }
+    expect(fake.requests.length - before).toBe(2);
+    expect(fake.rejections).toEqual([]);
+  });
+});
+
 // The one command of the README, contextd embedded in the bot's process (so once, on PGlite).
 describe.skipIf(usesRealPostgres)('npm run example:slack-bot -- --once', () => {
   it('replays the recorded events against an embedded contextd and the local fake, and exits', async () => {
@@ -233,5 +263,5 @@ describe.skipIf(usesRealPostgres)('npm run example:slack-bot -- --once', () => {
     expect(out).toContain('tool channel_messages');
     expect(out).toContain('Fix is PR #4821');
     expect(out).toMatch(/SESSION_ID=[0-9a-f-]{36} npm run example:mcp-client/);
-  });
+  }, 120_000);
 });
