@@ -9,7 +9,8 @@
 // below max_tokens, no forced tool use, replies start with a signed thinking block, and a tool-
 // loop continuation must send the first assistant message of the open turn starting with its
 // thinking blocks, each exactly as this fake issued it (signature / encrypted data checked).
-// Errors have the API's shape; modes make it overloaded (529), hang, answer garbage or fail.
+// With tool_choice none a reply carries no tool_use. Errors have the API's shape; modes make it
+// overloaded (529), hang, answer garbage or fail.
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -305,8 +306,13 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
           return res.end('{"this is": not json');
         default: {
           const reply = fake.respond(body);
-          const blocks: Record<string, unknown>[] =
+          let blocks: Record<string, unknown>[] =
             typeof reply === 'string' ? [{ type: 'text', text: reply }] : [...reply];
+          // tool_choice none: the model cannot call a tool, so a scripted tool_use is not sent.
+          if ((body.tool_choice as { type?: unknown } | undefined)?.type === 'none') {
+            blocks = blocks.filter((b) => b.type !== 'tool_use');
+            if (blocks.length === 0) blocks = [{ type: 'text', text: 'I cannot use tools now.' }];
+          }
           counter += 1;
           // Thinking comes at the start of an assistant turn, not when a tool loop continues
           // (interleaved thinking is a beta this fake does not model).

@@ -18,7 +18,7 @@ export interface SlackBotOptions {
   /** Extended thinking's budget_tokens (≥ 1024, below maxOutputTokens); 0: no thinking. */
   thinkingBudget?: number;
   maxOutputTokens?: number;
-  /** Model calls per question before the bot gives up on a model that keeps calling tools. */
+  /** Model calls per question; the last one is made with `tool_choice: none`, so it answers. */
   maxModelCalls?: number;
 }
 
@@ -98,7 +98,9 @@ export function createSlackBot(options: SlackBotOptions) {
     });
     const toolCalls: ToolCall[] = [];
     for (let call = 1; ; call += 1) {
-      const message = await anthropic.messages.create({ ...reply.payload, ...thinking });
+      // The last call allowed may not use tools: the loop ends in an answer, with no tool_use open.
+      const last = call >= maxModelCalls ? { tool_choice: { type: 'none' as const } } : {};
+      const message = await anthropic.messages.create({ ...reply.payload, ...thinking, ...last });
       await contextd.appendTurns(session.id, [
         { role: 'assistant', content: message.content, usage: message.usage, model: message.model },
       ]);
@@ -106,7 +108,7 @@ export function createSlackBot(options: SlackBotOptions) {
       if (message.stop_reason !== 'tool_use' || uses.length === 0) {
         return { mention, sessionId: session.id, text: textOf(message.content), toolCalls, modelCalls: call };
       }
-      if (call >= maxModelCalls) throw new Error(`the model still called tools after ${call} calls`);
+      if (call >= maxModelCalls) throw new Error(`tool_use after tool_choice none (call ${call})`);
       const results = [];
       for (const use of uses) results.push(await runTool(session.id, use, toolCalls));
       // The tool results are the next user turn; contextd sends the open loop back as the API needs.

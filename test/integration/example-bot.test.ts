@@ -241,6 +241,42 @@ describe('a tool call contextd refuses', () => {
   });
 });
 
+describe('a model that keeps calling tools', () => {
+  it('gets tool_choice none on the fifth call, so the question ends in an answer and no tool_use stays open', async () => {
+    const [template] = (await loadRecordedEvents(EVENTS)).filter((e) => e.event?.type === 'app_mention');
+    const mention = (ts: string, id: string, text: string) => ({
+      ...template!,
+      event_id: id,
+      event: { ...template!.event!, ts, event_ts: ts, text },
+    });
+    let n = 0;
+    fake.respond = () => [
+      { type: 'text', text: 'Searching again.' },
+      { type: 'tool_use', id: `toolu_again_${++n}`, name: 'channel_context', input: { intent: 'rollout' } },
+    ];
+    const before = fake.requests.length;
+    let reply: BotReply | null;
+    try {
+      reply = await example.bot.handle(mention('1763977700.000400', 'Ev07LOOP0001', '<@U07CTXBOT1> loop?'));
+    } finally {
+      fake.respond = scriptedSlackModel;
+    }
+    expect(reply!.modelCalls).toBe(5);
+    expect(reply!.toolCalls).toHaveLength(4);
+    expect(reply!.text).toBe('Searching again.');
+    const choices = fake.requests.slice(before).map((r) => r.tool_choice ?? null);
+    expect(choices).toEqual([null, null, null, null, { type: 'none' }]);
+    const session = (await t.inject({ url: `/v1/sessions/${reply!.sessionId}` })).json();
+    expect(session.pending_tool_use_ids).toEqual([]);
+    // The session takes the next question as usual.
+    const next = await example.bot.handle(
+      mention('1763977760.000500', 'Ev07LOOP0002', '<@U07CTXBOT1> what is blocking the billing rollout?'),
+    );
+    expect(next!.toolCalls.map((c) => [c.name, c.isError])).toContainEqual(['channel_context', false]);
+    expect(fake.rejections).toEqual([]);
+  });
+});
+
 // The one command of the README, contextd embedded in the bot's process (so once, on PGlite).
 describe.skipIf(usesRealPostgres)('npm run example:slack-bot -- --once', () => {
   it('replays the recorded events against an embedded contextd and the local fake, and exits', async () => {
