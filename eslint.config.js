@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**'],
+    files: ['scripts/**', 'bench/**', 'examples/**'],
     rules: { 'no-console': 'off' },
   },
   // The inspector page's modules run in the browser (served as they are, no build step).

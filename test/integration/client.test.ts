@@ -13,7 +13,7 @@ import {
   type ContextdClient,
 } from '@contextd/client';
 import { createTestApp, type TestContext } from '../helpers/app.js';
-import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from '../helpers/fake-anthropic.js';
+import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from '../../examples/fake-anthropic.js';
 
 let ctx: TestContext;
 let fake: FakeAnthropic;

@@ -14,7 +14,7 @@ import {
   startFakeAnthropic,
   summaryEchoingIdentifiers,
   type FakeAnthropic,
-} from '../helpers/fake-anthropic.js';
+} from '../../examples/fake-anthropic.js';
 
 const estimator = createTokenEstimator();
 let fake: FakeAnthropic;

@@ -5,7 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
-import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from '../helpers/fake-anthropic.js';
+import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from '../../examples/fake-anthropic.js';
 
 let fake: FakeAnthropic;
 let client: Anthropic;

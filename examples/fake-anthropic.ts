@@ -1,15 +1,16 @@
-// A local fake of the Anthropic Messages API (POST /v1/messages) for tests that use the real
-// @anthropic-ai/sdk client. Strict where the real API is: an API key (x-api-key, or a bearer token
-// as the current SDK sends it) and the anthropic-version header, model, a positive integer
-// max_tokens, non-empty messages starting with a user turn, known content-block types, at most 4
-// cache_control breakpoints (tools, system and message blocks together), client tools with a
-// name matching ^[a-zA-Z0-9_-]{1,64}$ and an object input_schema, server tools of a known `type`,
-// unique tool names, every tool_result answering a tool_use of the assistant turn before it.
-// With `thinking` enabled: budget_tokens ≥ 1024 and below max_tokens, no forced tool use, replies
-// start with a signed thinking block, and a tool-loop continuation must send the first assistant
-// message of the open turn starting with its thinking blocks, each exactly as this fake issued it
-// (signature / encrypted data checked). Errors have the API's shape; modes make it overloaded
-// (529), hang, answer garbage or fail.
+// A local fake of the Anthropic Messages API (POST /v1/messages), for the tests that use the real
+// @anthropic-ai/sdk client and for the example bot when no ANTHROPIC_API_KEY is set. Strict where
+// the real API is: an API key (x-api-key, or a bearer token as the current SDK sends it) and the
+// anthropic-version header, model, a positive integer max_tokens, non-empty messages starting with
+// a user turn, known content-block types, at most 4 cache_control breakpoints (tools, system and
+// message blocks together), client tools with a name matching ^[a-zA-Z0-9_-]{1,64}$ and an object
+// input_schema, server tools of a known `type`, unique tool names, every tool_result answering a
+// tool_use of the assistant turn before it. With `thinking` enabled: budget_tokens ≥ 1024 and
+// below max_tokens, no forced tool use, replies start with a signed thinking block, and a tool-
+// loop continuation must send the first assistant message of the open turn starting with its
+// thinking blocks, each exactly as this fake issued it (signature / encrypted data checked).
+// With tool_choice none a reply carries no tool_use. Errors have the API's shape; modes make it
+// overloaded (529), hang, answer garbage or fail.
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -305,8 +306,13 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
           return res.end('{"this is": not json');
         default: {
           const reply = fake.respond(body);
-          const blocks: Record<string, unknown>[] =
+          let blocks: Record<string, unknown>[] =
             typeof reply === 'string' ? [{ type: 'text', text: reply }] : [...reply];
+          // tool_choice none: the model cannot call a tool, so a scripted tool_use is not sent.
+          if ((body.tool_choice as { type?: unknown } | undefined)?.type === 'none') {
+            blocks = blocks.filter((b) => b.type !== 'tool_use');
+            if (blocks.length === 0) blocks = [{ type: 'text', text: 'I cannot use tools now.' }];
+          }
           counter += 1;
           // Thinking comes at the start of an assistant turn, not when a tool loop continues
           // (interleaved thinking is a beta this fake does not model).
