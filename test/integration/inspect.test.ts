@@ -6,6 +6,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startFakeAnthropic } from '../../examples/fake-anthropic.js';
+import type { BotReply } from '../../examples/slack-bot/bot.js';
+import { loadRecordedEvents, replay, startExample } from '../../examples/slack-bot/run.js';
+import { scriptedSlackModel } from '../../examples/slack-bot/scripted-model.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -352,6 +356,41 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'inspect-compacted-lane.png'), fullPage: true });
   }, 60_000);
 
+  it("the README's first-bot step 2: the example bot's last turn, its budget drawn", async () => {
+    const bot = await createTenantBotRun(base, ctx);
+    try {
+      const [reply] = bot.replies;
+      expect(reply).toBeDefined();
+      const log = await bot.tenant.inject({ url: `/v1/sessions/${reply!.sessionId}/context-log` });
+      expect(log.statusCode).toBe(200);
+      const entries = log.json().entries as LogEntry[];
+      // The bot's three model calls are three context calls: the question and two tool results.
+      expect(entries.length).toBe(reply!.modelCalls);
+      const last = entries.reduce((a, e) => (e.turn_seq > a.turn_seq ? e : a));
+
+      const fresh = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+      const previous = page;
+      page = fresh;
+      try {
+        await page.goto(`${base}/inspect`);
+        await page.fill('#api-key', bot.tenant.key);
+        await page.click('#key-form button[type="submit"]');
+        await page.waitForSelector(`[data-session="${reply!.sessionId}"]`);
+        await openTurn(reply!.sessionId, last.turn_seq);
+        await expectBudgetDrawn(last);
+        // The tool results the model was given are in the payload as it saw them.
+        expect(await page.textContent('[data-testid="payload"]')).toContain('Fix is PR #4821');
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: join(ARTIFACTS, 'inspect-example-bot.png'), fullPage: true });
+      } finally {
+        page = previous;
+        await fresh.context().close();
+      }
+    } finally {
+      await bot.close();
+    }
+  }, 120_000);
+
   it("the marks are the instance's thresholds", async () => {
     const tuned = await createTestApp({
       env: { COMPACT_TRIGGER: '0.9', HARD_BLOCK: '0.97' },
@@ -383,3 +422,31 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     await fresh.context().close();
   }, 60_000);
 });
+
+/** The README's first-bot step 1 for a tenant of its own: the example bot replays its recorded
+ *  events against this listener and the strict fake Messages API. */
+async function createTenantBotRun(base: string, ctx: TestContext) {
+  const tenant = await ctx.tenant();
+  const fake = await startFakeAnthropic();
+  fake.respond = scriptedSlackModel;
+  const example = await startExample({
+    contextd: { url: base, apiKey: tenant.key },
+    anthropic: { baseURL: fake.baseURL },
+    bot: { thinkingBudget: 2048 },
+  });
+  const close = async () => {
+    await example.close();
+    await fake.close();
+  };
+  try {
+    const replies: BotReply[] = await replay(
+      example.bot,
+      await loadRecordedEvents('examples/slack-bot/events.json'),
+    );
+    expect(fake.rejections).toEqual([]);
+    return { tenant, replies, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
