@@ -72,6 +72,13 @@ export function visibleMemoryScopes(session: SessionRow): { scope: MemoryScope; 
 }
 
 /**
+ * The context call ranks without pseudo-relevance feedback: its second search pass would double the
+ * retrieval cost on every call, and neighbour expansion already carries LoCoMo E1 past its targets
+ * (docs/benchmarks.md).
+ */
+const CONTEXT_RANKING = { feedback: null };
+
+/**
  * Neighbour expansion (issue 15, docs/benchmarks.md): the message just before and just after a
  * retrieved channel message in its lane, within NEIGHBOUR_WITHIN_MS, joins the candidates at
  * NEIGHBOUR_SHARE of the hit's score — the answer to a question is often the next turn, which
@@ -118,6 +125,7 @@ export function createRetriever(deps: {
             filters: { scopes },
             laneKey,
             now,
+            ranking: CONTEXT_RANKING,
             // Over-fetch: this lane's own summary is dropped below.
             maxResults: Math.min(MAX_RETRIEVAL, limit * 3),
           }),
@@ -134,6 +142,7 @@ export function createRetriever(deps: {
             },
             laneKey,
             now,
+            ranking: CONTEXT_RANKING,
             maxResults: limit,
           }),
     ]);

@@ -34,6 +34,8 @@ export interface SearchFilters {
 /** One candidate document, with what BM25 needs of it. */
 export type CandidateRow = {
   id: string;
+  /** The row's ctid, to read its lexemes again (documentLexemes) within the same search. */
+  rid: string;
   text: string;
   time_ms: number;
   lane_key: string | null;
@@ -189,7 +191,7 @@ const termsJson = (terms: { lexeme: string; query: string }[]) =>
 /** The winners' columns, term frequencies and document frequencies, from `docs`, `terms` and `picked`. */
 const winners = (
   source: SourceSql,
-) => sql`select x.id, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
+) => sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
     x.lane_key, x.extra, length(x.tsv) as length,
     (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(x.tsv) u
       where u.lexeme in (select t.lexeme from terms t)) as tf,
@@ -324,6 +326,29 @@ export function createSearchRepository(db: Executor) {
         averageLength: Number(rows[0]?.avgdl ?? 0),
         rows: rows.filter((r) => r.id !== null).map(({ documents: _n, avgdl: _a, ...r }) => toCandidate(r)),
       };
+    },
+
+    /**
+     * Every lexeme of the given rows (ctids from this search's candidates) with its occurrences,
+     * for query expansion. A row that changed since (another ctid, another tenant) is not returned.
+     */
+    async documentLexemes(
+      params: { tenantId: string; source: SearchSource; rids: string[] },
+      tx: Executor = db,
+    ): Promise<Map<string, Map<string, number>>> {
+      if (params.rids.length === 0) return new Map();
+      const source = SOURCES[params.source];
+      const rows = await queryRows<{ rid: string; tf: unknown }>(
+        tx,
+        sql`select d.ctid::text as rid,
+            (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(d.tsv) u) as tf
+          from ${source.table}
+          where d.ctid = any(array(select jsonb_array_elements_text(${JSON.stringify(params.rids)}::jsonb)::tid))
+            and ${tenantCondition(params.tenantId, true)}`,
+      );
+      return new Map(
+        rows.map((r) => [r.rid, new Map(Object.entries(json<Record<string, number>>(r.tf) ?? {}))]),
+      );
     },
 
     /**
