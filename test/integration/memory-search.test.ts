@@ -411,6 +411,7 @@ describe('POST /v1/memories/search', () => {
       averageLength: 8,
       scanLimit: 100,
       keep: 10,
+      bm25: { k1: 0.9, b: 0.4 },
     });
     expect(rows.map((r) => r.text).sort()).toEqual([
       'The production database is PostgreSQL 16 on the eu-west cluster',

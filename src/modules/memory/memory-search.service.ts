@@ -156,8 +156,9 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     filters: SearchFilters;
     now: Date;
     maxResults: number;
+    bm25: RankingOptions['bm25'];
   }): Promise<{ rows: CandidateRow[]; corpus: CorpusStats; read: boolean }> {
-    const { tenantId, source, lexemes, filters, now, maxResults } = params;
+    const { tenantId, source, lexemes, filters, now, maxResults, bm25 } = params;
     const terms = lexemes.map((lexeme) => ({ lexeme, query: quoteLexeme(lexeme) }));
     const query = orTsquery(lexemes);
     const scopeKey = JSON.stringify([tenantId, source, filters]);
@@ -213,6 +214,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
       now,
       averageLength: stats.averageLength,
       keep: Math.max(LARGE_KEEP, 2 * maxResults),
+      bm25,
     };
     // Every lexeme common (long posting lists): the scope's newest documents holding any of
     // them, when a btree reads the scope in time order.
@@ -288,6 +290,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
             filters,
             now: params.now,
             maxResults,
+            bm25: ranking.bm25,
           });
           return {
             read,

@@ -5,7 +5,6 @@
 // Large scopes go through the GIN for the documents where the query's rare lexemes meet.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
-import { BM25_B, BM25_K1 } from './core/retrieval-ranking.js';
 import type { MemoryScope, MemoryType } from './memories.repository.js';
 
 export type SearchSource = 'memories' | 'transcript_chunks' | 'channel_messages';
@@ -240,6 +239,8 @@ export function createSearchRepository(db: Executor) {
         match: string;
         averageLength: number;
         keep: number;
+        /** BM25 parameters of the ranking that follows. */
+        bm25: { k1: number; b: number };
         /**
          * Read the scope's newest matching rows through its time-ordered btree (see
          * `timeOrderedScope`) instead of the GIN: for lexemes so common that their posting lists
@@ -256,7 +257,8 @@ export function createSearchRepository(db: Executor) {
         sql` and `,
       );
       const weights = JSON.stringify(params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query, idf: t.idf })));
-      const norm = sql`(1 - ${BM25_B}::float8 + ${BM25_B}::float8 * length(h.tsv) / ${Math.max(params.averageLength, 1)}::float8)`;
+      const { k1, b } = params.bm25;
+      const norm = sql`(1 - ${b}::float8 + ${b}::float8 * length(h.tsv) / ${Math.max(params.averageLength, 1)}::float8)`;
       const rows = await queryRows<CandidateRow>(
         tx,
         sql`with terms as (
@@ -269,7 +271,7 @@ export function createSearchRepository(db: Executor) {
           ),
           docs as (
             select h.rid from hits h
-            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${BM25_K1}::float8 * ${norm}) desc, h.rid
+            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${k1}::float8 * ${norm}) desc, h.rid
             limit ${params.keep}
           ),
           picked as (select null::text as lexeme, null::int as df where false)
