@@ -3,9 +3,9 @@
 // fetches candidates and statistics from Postgres and calls these.
 
 /**
- * BM25 parameters: Anserini's defaults (k1 0.9, b 0.4). Chat turns vary in length far more than
- * what they say does, so the textbook b 0.75 punished long turns: LoCoMo recall@10 +1.5 points
- * (docs/benchmarks.md).
+ * BM25 parameters: Anserini's defaults (k1 0.9, b 0.4). A long chat turn is rarely less on topic
+ * than a short one, and the textbook b 0.75 penalized its length: LoCoMo recall@10 +1.5 points
+ * (docs/benchmarks.md). The context call keeps k1 1.2, b 0.75 (context.retrieve.ts).
  */
 export const BM25_K1 = 0.9;
 export const BM25_B = 0.4;
