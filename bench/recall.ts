@@ -18,12 +18,16 @@ import { tenants } from '../src/db/schema.js';
 import { createIdempotencyService } from '../src/http/idempotency/idempotency.service.js';
 import { createMemoriesService } from '../src/modules/memory/memories.service.js';
 import { systemClock } from '../src/shared/clock.js';
-import { createMemorySearchService } from '../src/modules/memory/memory-search.service.js';
+import {
+  createMemorySearchService,
+  type RankingOptions,
+} from '../src/modules/memory/memory-search.service.js';
 import { createMemoriesRepository } from '../src/modules/memory/memories.repository.js';
 import { createSearchRepository } from '../src/modules/memory/search.repository.js';
 import { CATEGORY_NAMES, parseEvidence, turnsOf, type Sample, type Turn } from './lib/locomo.js';
 import { arg, printTable, summarize } from './lib/measure.js';
 import { createBm25 } from './lib/bm25.js';
+import { FEEDBACK_DOCS, FEEDBACK_TERMS } from '../src/modules/memory/core/query-expansion.js';
 
 const KS = [5, 10, 25, 50] as const;
 /** DRAGON retrieval recall@k over dialog turns, all ten conversations (LoCoMo paper, via the data README). */
@@ -34,12 +38,33 @@ const turnText = (turn: Turn) =>
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 type Recalls = Record<string, number>;
+/** Sums of recall@k per variant (VARIANTS order, then plain BM25), for one category. */
 interface Bucket {
   n: number;
-  ours: number[];
-  bm25: number[];
-  flat: number[];
+  sums: number[][];
 }
+
+/**
+ * What the run compares: the service as configured, and the ranking ideas of issue 15 switched off
+ * one at a time (the ablation in docs/benchmarks.md). Each is one searchMemory call per question.
+ */
+const BEFORE = { k1: 1.2, b: 0.75 };
+const VARIANTS: { name: string; recencyWeight?: number; ranking?: Partial<RankingOptions> }[] = [
+  { name: 'contextd search' },
+  { name: 'without recency', recencyWeight: 0 },
+  {
+    name: 'before issue 15 (BM25 k1 1.2 b 0.75, no speaker boost, no feedback)',
+    ranking: { feedback: null, authorBoost: 1, bm25: BEFORE },
+  },
+  { name: 'before + speaker boost', ranking: { feedback: null, bm25: BEFORE } },
+  { name: 'before + speaker boost + BM25 k1 0.9 b 0.4', ranking: { feedback: null } },
+  { name: 'configured without speaker boost', ranking: { authorBoost: 1 } },
+  {
+    name: 'configured with RM3 original weight 0.5',
+    ranking: { feedback: { docs: FEEDBACK_DOCS, terms: FEEDBACK_TERMS, originalWeight: 0.5 } },
+  },
+];
+const BM25_ROW = 'plain BM25 (same turns)';
 
 async function main(): Promise<void> {
   const args = { data: arg('data') ?? '../shared/data/locomo/locomo-dev.json', json: arg('json') };
@@ -87,7 +112,8 @@ async function main(): Promise<void> {
   });
 
   const buckets = new Map<number, Bucket>();
-  const latencies: number[] = [];
+  /** Per variant: each search's duration (the variants run one after another per question). */
+  const latencies: number[][] = VARIANTS.map(() => []);
   let skippedNoEvidence = 0;
   let indexedTurns = 0;
   let deduplicated = 0;
@@ -125,7 +151,7 @@ async function main(): Promise<void> {
         skippedNoEvidence += 1;
         continue;
       }
-      const search = async (recencyWeight?: number) => {
+      const search = async (variant: (typeof VARIANTS)[number], v: number) => {
         const t0 = performance.now();
         const reply = await searchMemory({
           tenantId,
@@ -134,73 +160,65 @@ async function main(): Promise<void> {
           sources: ['memories'],
           maxResults: 50,
           now: end,
-          ...(recencyWeight !== undefined ? { recencyWeight } : {}),
+          ...(variant.recencyWeight !== undefined ? { recencyWeight: variant.recencyWeight } : {}),
+          ...(variant.ranking ? { ranking: variant.ranking } : {}),
         });
-        if (recencyWeight === undefined) latencies.push(performance.now() - t0);
+        latencies[v]!.push(performance.now() - t0);
         return reply.results.flatMap((r) => diaIdsByMemory.get(r.id) ?? []);
       };
-      const ours = await search();
-      const flat = await search(0);
-      const bm25Ranked = bm25(qa.question, 50);
+      const rankings: string[][] = [];
+      for (const [i, variant] of VARIANTS.entries()) rankings.push(await search(variant, i));
+      rankings.push(bm25(qa.question, 50));
       const recall = (ranked: string[], k: number) => {
         const top = new Set(ranked.slice(0, k));
         return evidence.filter((e) => top.has(e)).length / evidence.length;
       };
-      const bucket = buckets.get(qa.category) ?? {
-        n: 0,
-        ours: KS.map(() => 0),
-        bm25: KS.map(() => 0),
-        flat: KS.map(() => 0),
-      };
+      const bucket = buckets.get(qa.category) ?? { n: 0, sums: rankings.map(() => KS.map(() => 0)) };
       bucket.n += 1;
-      KS.forEach((k, i) => {
-        bucket.ours[i]! += recall(ours, k);
-        bucket.bm25[i]! += recall(bm25Ranked, k);
-        bucket.flat[i]! += recall(flat, k);
-      });
+      rankings.forEach((ranked, v) => KS.forEach((k, i) => (bucket.sums[v]![i]! += recall(ranked, k))));
       buckets.set(qa.category, bucket);
     }
   }
   const elapsed = (performance.now() - started) / 1000;
 
-  const combine = (categories: number[], key: 'ours' | 'bm25' | 'flat') => {
+  const names = [...VARIANTS.map((v) => v.name), BM25_ROW];
+  const combine = (categories: number[], variant: number) => {
     const parts = categories.map((c) => buckets.get(c)).filter((b): b is Bucket => Boolean(b));
     const n = parts.reduce((s, b) => s + b.n, 0);
     const out: Recalls = {};
     KS.forEach((k, i) => {
-      out[String(k)] = n ? parts.reduce((s, b) => s + b[key][i]!, 0) / n : 0;
+      out[String(k)] = n ? parts.reduce((s, b) => s + b.sums[variant]![i]!, 0) / n : 0;
     });
     return { n, recalls: out };
   };
   const headline = [1, 2, 3, 4];
-  const ours = combine(headline, 'ours');
-  const bm25 = combine(headline, 'bm25');
-  const flat = combine(headline, 'flat');
+  const categories = [...buckets.keys()].sort();
+  const ours = combine(headline, 0);
+  const bm25 = combine(headline, names.length - 1);
   const perCategory: Record<
     string,
     { name: string; questions: number; recall_at: Recalls; bm25_at: Recalls }
   > = {};
-  for (const c of [...buckets.keys()].sort()) {
+  for (const c of categories) {
     perCategory[String(c)] = {
       name: CATEGORY_NAMES[c] ?? 'unknown',
       questions: buckets.get(c)!.n,
-      recall_at: combine([c], 'ours').recalls,
-      bm25_at: combine([c], 'bm25').recalls,
+      recall_at: combine([c], 0).recalls,
+      bm25_at: combine([c], names.length - 1).recalls,
     };
   }
 
-  const searchLatency = summarize(latencies);
+  const searchLatency = summarize(latencies[0]!);
   console.log(
     `\nLoCoMo search recall@k — ${samples.length} conversations, ${indexedTurns} turns indexed as memories (${deduplicated} deduplicated), ${ours.n} questions in categories 1–4, ${skippedNoEvidence} without evidence skipped; ${database.kind}, ${elapsed.toFixed(1)} s`,
   );
-  const row = (name: string, r: Recalls) => ({
+  const row = (name: string, r: Recalls, v?: number) => ({
     'categories 1–4': name,
     ...Object.fromEntries(KS.map((k) => [`@${k}`, pct(r[String(k)]!)])),
+    'search p50': latencies[v ?? -1] ? `${summarize(latencies[v!]!).p50.toFixed(1)} ms` : '',
   });
   printTable('Recall@k, categories 1–4', [
-    row('contextd search', ours.recalls),
-    row('contextd search without recency', flat.recalls),
-    row('plain BM25 (same turns)', bm25.recalls),
+    ...names.map((name, v) => row(name, combine(headline, v).recalls, v)),
     row('DRAGON (published, 10 conversations)', DRAGON),
   ]);
   printTable(
@@ -212,8 +230,20 @@ async function main(): Promise<void> {
       ...Object.fromEntries(KS.map((k) => [`BM25 @${k}`, pct(v.bm25_at[String(k)]!)])),
     })),
   );
+  printTable(
+    'Ablation per category (@5 / @10 / @25 / @50)',
+    names.map((name, v) => ({
+      variant: name,
+      ...Object.fromEntries(
+        categories.map((c) => [
+          `${c} ${CATEGORY_NAMES[c] ?? ''}`,
+          KS.map((k) => pct(combine([c], v).recalls[String(k)]!)).join(' / '),
+        ]),
+      ),
+    })),
+  );
   console.log(
-    `\nsearch latency per question (${database.kind}, ~${Math.round(indexedTurns / samples.length)} memories per scope): p50 ${searchLatency.p50.toFixed(2)} ms, p99 ${searchLatency.p99.toFixed(2)} ms`,
+    `\nsearch latency per question (${database.kind}, ~${Math.round(indexedTurns / samples.length)} memories per scope, configured search): p50 ${searchLatency.p50.toFixed(2)} ms, p99 ${searchLatency.p99.toFixed(2)} ms`,
   );
 
   if (args.json) {
@@ -223,7 +253,16 @@ async function main(): Promise<void> {
       per_category: perCategory,
       questions: ours.n,
       category_5: perCategory['5'] ?? null,
-      recall_at_without_recency: flat.recalls,
+      variants: Object.fromEntries(
+        names.map((name, v) => [
+          name,
+          {
+            headline: combine(headline, v).recalls,
+            search_p50_ms: latencies[v] ? summarize(latencies[v]).p50 : null,
+            per_category: Object.fromEntries(categories.map((c) => [String(c), combine([c], v).recalls])),
+          },
+        ]),
+      ),
       dragon_at: DRAGON,
       skipped_without_evidence: skippedNoEvidence,
       indexed_turns: indexedTurns,

@@ -140,6 +140,58 @@ describe('POST /v1/memories/search', () => {
     expect(await ids('what did Carol say about the ferry?')).toEqual(['slack:C7:1', 'slack:C7:2']);
   });
 
+  it('ranks memories by a speaker the query names (a `Name:` label) above the same words from someone else', async () => {
+    const tenant = await ctx.tenant();
+    // Melanie's line is newer, so recency alone would put it first.
+    for (const text of [
+      'Caroline: Melanie loves pottery classes',
+      'Melanie: Caroline loves pottery classes',
+    ]) {
+      ctx.clock.advance(60_000);
+      expect((await remember(tenant, { scope: 'tenant', type: 'event', text })).statusCode).toBe(201);
+    }
+    const texts = async (query: string) =>
+      (await search(tenant, { query })).json().results.map((r: { text: string }) => r.text);
+    expect(await texts('who loves pottery classes?')).toEqual([
+      'Melanie: Caroline loves pottery classes',
+      'Caroline: Melanie loves pottery classes',
+    ]);
+    expect(await texts('what did Caroline say about pottery classes?')).toEqual([
+      'Caroline: Melanie loves pottery classes',
+      'Melanie: Caroline loves pottery classes',
+    ]);
+  });
+
+  it('expands the query with the words of its best results (RM3), within the tenant', async () => {
+    const tenant = await ctx.tenant();
+    const other = await ctx.tenant();
+    const texts = [
+      'the zanzibar ferry leaves from the harbour at noon',
+      'zanzibar ferry tickets are sold at the harbour',
+      'booked the zanzibar ferry for friday',
+      'zanzibar harbour opening hours changed',
+      'the office printer is out of toner',
+      'lunch at the canteen moves to one o clock',
+    ];
+    for (const text of texts) {
+      ctx.clock.advance(60_000);
+      expect((await remember(tenant, { scope: 'tenant', type: 'fact', text })).statusCode).toBe(201);
+    }
+    expect(
+      (await remember(other, { scope: 'tenant', type: 'fact', text: 'zanzibar harbour secrets' })).statusCode,
+    ).toBe(201);
+    const body = (await search(tenant, { query: 'ferry', max_results: 10 })).json();
+    const found = body.results.map((r: { text: string }) => r.text);
+    // The three ferry memories first; then the one sharing only their words (zanzibar, harbour).
+    expect(found.slice(0, 3).sort()).toEqual(texts.slice(0, 3).sort());
+    expect(found[3]).toBe('zanzibar harbour opening hours changed');
+    expect(found).not.toContain('zanzibar harbour secrets');
+    expect(found).not.toContain('the office printer is out of toner');
+    expect(body.terms).toEqual(['ferri']);
+    for (const r of body.results) expect(r.score).toBeLessThanOrEqual(1);
+    expect(body.results[3].score).toBeLessThan(body.results[2].score);
+  });
+
   it('filters by type, scope key, lane, session key and time', async () => {
     const facts = (await search(t, { query: 'database', filters: { types: ['fact'] } })).json();
     expect(
@@ -359,6 +411,7 @@ describe('POST /v1/memories/search', () => {
       averageLength: 8,
       scanLimit: 100,
       keep: 10,
+      bm25: { k1: 0.9, b: 0.4 },
     });
     expect(rows.map((r) => r.text).sort()).toEqual([
       'The production database is PostgreSQL 16 on the eu-west cluster',

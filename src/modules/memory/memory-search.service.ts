@@ -2,17 +2,28 @@
 // full-text candidates from Postgres, BM25-style ranking with recency, lane scoping, snippets.
 // One function serves POST /v1/memories/search, the memory_search tool and assembly's retrieval.
 import {
+  BM25_B,
+  BM25_K1,
+  type CorpusStats,
   idf,
   makeSnippet,
   rareLexemes,
+  speakerLabel,
   RARE_TERM_SHARE,
   relevance,
   searchScore,
   RECENCY_WEIGHT,
 } from './core/retrieval-ranking.js';
 import { MAX_QUERY_TERMS, orTsquery, pairsTsquery, queryWords, quoteLexeme } from './core/search-query.js';
+import {
+  expandQuery,
+  FEEDBACK_DOCS,
+  FEEDBACK_TERMS,
+  ORIGINAL_QUERY_WEIGHT,
+  relevanceModel,
+} from './core/query-expansion.js';
 import type { Clock } from '../../shared/clock.js';
-import type { SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
+import type { CandidateRow, SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
 
 /** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
 export const CROSS_LANE_MIN_SCORE = 0.5;
@@ -63,6 +74,21 @@ export interface SearchResult {
   source: Record<string, unknown>;
 }
 
+/** How results are ranked beyond BM25 (the defaults are the measured configuration; docs/benchmarks.md). */
+export interface RankingOptions {
+  /** Pseudo-relevance feedback (RM3): a second pass with the expanded query; null: off. */
+  feedback: { docs: number; terms: number; originalWeight: number } | null;
+  /** Score factor for an item whose author (a message's, or a memory's `Name:` label) the query names. */
+  authorBoost: number;
+  bm25: { k1: number; b: number };
+}
+
+export const DEFAULT_RANKING: RankingOptions = {
+  feedback: { docs: FEEDBACK_DOCS, terms: FEEDBACK_TERMS, originalWeight: ORIGINAL_QUERY_WEIGHT },
+  authorBoost: 1 + AUTHOR_BOOST,
+  bm25: { k1: BM25_K1, b: BM25_B },
+};
+
 export interface SearchMemoryParams {
   tenantId: string;
   query: string;
@@ -78,6 +104,8 @@ export interface SearchMemoryParams {
   /** Reference time for expiry and recency (assembly passes the anchor message's time). */
   now: Date;
   recencyWeight?: number;
+  /** Overrides of DEFAULT_RANKING (benchmarks compare them). */
+  ranking?: Partial<RankingOptions>;
 }
 
 export interface SearchMemoryReply {
@@ -116,6 +144,107 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     return shares;
   }
 
+  /**
+   * One source's candidates for these lexemes with the statistics BM25 needs: a small scope is read
+   * whole; a scope too large to read goes through the GIN for the documents where its rare lexemes
+   * meet (PAIR_SCAN_LIMIT), and when those are too few, the rarest lexeme's own documents.
+   */
+  async function sourceCandidates(params: {
+    tenantId: string;
+    source: SearchSource;
+    lexemes: string[];
+    filters: SearchFilters;
+    now: Date;
+    maxResults: number;
+    bm25: RankingOptions['bm25'];
+  }): Promise<{ rows: CandidateRow[]; corpus: CorpusStats; read: boolean }> {
+    const { tenantId, source, lexemes, filters, now, maxResults, bm25 } = params;
+    const terms = lexemes.map((lexeme) => ({ lexeme, query: quoteLexeme(lexeme) }));
+    const query = orTsquery(lexemes);
+    const scopeKey = JSON.stringify([tenantId, source, filters]);
+    const cached = largeScopes.get(scopeKey);
+    const fresh =
+      cached !== undefined && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
+    const small = fresh
+      ? null
+      : await search.scopeCandidates({
+          tenantId,
+          source,
+          terms,
+          query,
+          filters,
+          now,
+          perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
+          scanLimit: SCAN_LIMIT,
+          rankWindow: Math.max(SCOPE_RANK_WINDOW, maxResults),
+          cap: SCOPE_SCAN_MAX,
+        });
+    if (small) {
+      largeScopes.delete(scopeKey);
+      const documentFrequency = new Map(lexemes.map((l) => [l, small.rows[0]?.df[l] ?? 0]));
+      return { rows: small.rows, corpus: { ...small, documentFrequency }, read: true };
+    }
+    let stats = fresh?.stats;
+    if (!stats) {
+      stats = await search.corpusStats({
+        tenantId,
+        source,
+        filters,
+        now,
+        cap: STATS_CAP,
+        sample: LENGTH_SAMPLE,
+      });
+      if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
+      largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
+    }
+    // Document frequencies from the table's statistics (lexemes absent from them are rarer than
+    // any listed: 0).
+    const shares = await tableShares(source);
+    const documentFrequency = new Map(
+      lexemes.map((l) => [l, Math.round((shares.get(l) ?? 0) * stats.documents)]),
+    );
+    const corpus = { ...stats, documentFrequency };
+    const rare = rareLexemes(lexemes, shares);
+    const base = {
+      tenantId,
+      source,
+      terms: terms.map((t) => ({ ...t, idf: idf(stats.documents, documentFrequency.get(t.lexeme)!) })),
+      query,
+      filters,
+      now,
+      averageLength: stats.averageLength,
+      keep: Math.max(LARGE_KEEP, 2 * maxResults),
+      bm25,
+    };
+    // Every lexeme common (long posting lists): the scope's newest documents holding any of
+    // them, when a btree reads the scope in time order.
+    if (
+      rare.every((l) => (shares.get(l) ?? 0) > RARE_TERM_SHARE) &&
+      search.timeOrderedScope(source, filters)
+    ) {
+      const rows = await search.matchCandidates({
+        ...base,
+        match: query,
+        scanLimit: PAIR_SCAN_LIMIT,
+        newest: true,
+      });
+      return { rows, corpus, read: false };
+    }
+    const rows = await search.matchCandidates({
+      ...base,
+      match: pairsTsquery(rare),
+      scanLimit: PAIR_SCAN_LIMIT,
+    });
+    if (rows.length >= maxResults || rare.length < 2) return { rows, corpus, read: false };
+    const seen = new Set(rows.map((r) => r.id));
+    const more = await search.matchCandidates({
+      ...base,
+      match: orTsquery(rare.slice(0, 1)),
+      scanLimit: RAREST_SCAN_LIMIT,
+    });
+    return { rows: [...rows, ...more.filter((r) => !seen.has(r.id))], corpus, read: false };
+  }
+
   async function searchMemory(params: SearchMemoryParams): Promise<SearchMemoryReply> {
     const filters = params.filters ?? {};
     const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_INTERNAL_RESULTS);
@@ -128,134 +257,105 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     const sources =
       params.sources ??
       (filters.types?.length ? ['memories' as const] : ['memories' as const, 'transcript_chunks' as const]);
-    const terms = lexemes.map((lexeme) => ({ lexeme, query: quoteLexeme(lexeme) }));
-    const query = orTsquery(lexemes);
+    const ranking = { ...DEFAULT_RANKING, ...params.ranking };
     const nowMs = params.now.getTime();
     const recencyWeight = params.recencyWeight ?? RECENCY_WEIGHT;
     const named = new Set([...(params.laneKey ? [params.laneKey] : []), ...(params.namedLanes ?? [])]);
 
-    // A scope too large to read: documents holding two of its rare lexemes (PAIR_SCAN_LIMIT), and
-    // when those are too few, the rarest lexeme's own documents.
-    const largeScopeCandidates = async (
-      source: SearchSource,
-      shares: ReadonlyMap<string, number>,
-      stats: { documents: number; averageLength: number },
-    ) => {
-      const rare = rareLexemes(lexemes, shares);
-      const base = {
-        tenantId: params.tenantId,
-        source,
-        terms: terms.map((t) => ({
-          ...t,
-          idf: idf(stats.documents, Math.round((shares.get(t.lexeme) ?? 0) * stats.documents)),
-        })),
-        query,
-        filters,
-        now: params.now,
-        averageLength: stats.averageLength,
-        keep: Math.max(LARGE_KEEP, 2 * maxResults),
-      };
-      // Every lexeme common (long posting lists): the scope's newest documents holding any of
-      // them, when a btree reads the scope in time order.
-      if (
-        rare.every((l) => (shares.get(l) ?? 0) > RARE_TERM_SHARE) &&
-        search.timeOrderedScope(source, filters)
-      )
-        return search.matchCandidates({ ...base, match: query, scanLimit: PAIR_SCAN_LIMIT, newest: true });
-      const rows = await search.matchCandidates({
-        ...base,
-        match: pairsTsquery(rare),
-        scanLimit: PAIR_SCAN_LIMIT,
-      });
-      if (rows.length >= maxResults || rare.length < 2) return rows;
-      const seen = new Set(rows.map((r) => r.id));
-      const more = await search.matchCandidates({
-        ...base,
-        match: orTsquery(rare.slice(0, 1)),
-        scanLimit: RAREST_SCAN_LIMIT,
-      });
-      return [...rows, ...more.filter((r) => !seen.has(r.id))];
+    // An item's author is not a term of its text (a message's author) or only a common one (a
+    // memory's `Name:` label): a question naming them ("what did Sam say about …") boosts their items.
+    const queryWordSet = new Set(words);
+    const namesAuthor = (source: SearchSource, row: CandidateRow) => {
+      const author =
+        source === 'channel_messages'
+          ? row.extra.author_name
+          : source === 'memories'
+            ? speakerLabel(row.text)
+            : null;
+      return (
+        typeof author === 'string' &&
+        author.length > 0 &&
+        queryWords(author).some((word) => word.length > 1 && queryWordSet.has(word))
+      );
     };
 
-    // A message's author is not part of its text: a question naming them ("what did Sam say
-    // about …") boosts their messages instead.
-    const queryWordSet = new Set(words);
-    const namesAuthor = (author: unknown) =>
-      typeof author === 'string' &&
-      author.length > 0 &&
-      queryWords(author).some((word) => word.length > 1 && queryWordSet.has(word));
-
-    const perSource = await Promise.all(
-      sources.map(async (source) => {
-        const scopeKey = JSON.stringify([params.tenantId, source, filters]);
-        const cached = largeScopes.get(scopeKey);
-        const fresh =
-          cached !== undefined && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
-        const small = fresh
-          ? null
-          : await search.scopeCandidates({
-              tenantId: params.tenantId,
-              source,
-              terms,
-              query,
-              filters,
-              now: params.now,
-              perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
-              scanLimit: SCAN_LIMIT,
-              rankWindow: Math.max(SCOPE_RANK_WINDOW, maxResults),
-              cap: SCOPE_SCAN_MAX,
-            });
-        if (small) largeScopes.delete(scopeKey);
-        let stats = small ? { documents: small.documents, averageLength: small.averageLength } : fresh?.stats;
-        if (!stats) {
-          stats = await search.corpusStats({
+    /** Every source's candidates for these lexemes, ranked, lane scoping applied. */
+    const rank = async (queryLexemes: string[], termWeights?: ReadonlyMap<string, number>) => {
+      const perSource = await Promise.all(
+        sources.map(async (source) => {
+          const { rows, corpus, read } = await sourceCandidates({
             tenantId: params.tenantId,
             source,
+            lexemes: queryLexemes,
             filters,
             now: params.now,
-            cap: STATS_CAP,
-            sample: LENGTH_SAMPLE,
+            maxResults,
+            bm25: ranking.bm25,
           });
-          if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
-          largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
-        }
-        // A large scope: candidates from the rare lexemes through the GIN; document frequencies
-        // from the table's statistics (lexemes absent from them are rarer than any listed: 0).
-        const shares = small ? new Map<string, number>() : await tableShares(source);
-        const rows = small?.rows ?? (await largeScopeCandidates(source, shares, stats));
-        const documentFrequency = new Map(
-          lexemes.map((lexeme) => [
-            lexeme,
-            small ? (rows[0]?.df[lexeme] ?? 0) : Math.round((shares.get(lexeme) ?? 0) * stats.documents),
-          ]),
-        );
-        const corpus = { ...stats, documentFrequency };
-        return rows.map((row) => {
-          const termFrequency = new Map(Object.entries(row.tf));
-          const raw =
-            searchScore(
-              relevance(termFrequency, row.length, lexemes, corpus),
-              nowMs - row.time_ms,
-              recencyWeight,
-            ) * (source === 'channel_messages' && namesAuthor(row.extra.author_name) ? 1 + AUTHOR_BOOST : 1);
-          return { source, row, raw };
-        });
-      }),
-    );
+          return {
+            read,
+            rows: rows.map((row) => {
+              const raw =
+                searchScore(
+                  relevance(
+                    new Map(Object.entries(row.tf)),
+                    row.length,
+                    queryLexemes,
+                    corpus,
+                    termWeights,
+                    ranking.bm25,
+                  ),
+                  nowMs - row.time_ms,
+                  recencyWeight,
+                ) * (namesAuthor(source, row) ? ranking.authorBoost : 1);
+              return { source, row, raw };
+            }),
+          };
+        }),
+      );
+      const ranked = perSource
+        .flatMap((s) => s.rows)
+        .filter(({ row, raw }) => {
+          // Lane scoping (§6.6): lane-less items and the caller's or named lanes always; others only when strong.
+          if (!params.laneKey || !row.lane_key || named.has(row.lane_key)) return true;
+          return Math.min(1, raw) >= CROSS_LANE_MIN_SCORE;
+        })
+        .sort((a, b) => b.raw - a.raw || b.row.time_ms - a.row.time_ms || (a.row.id < b.row.id ? -1 : 1));
+      return { ranked, allRead: perSource.every((s) => s.read) };
+    };
 
-    const ranked = perSource
-      .flat()
-      .filter(({ row, raw }) => {
-        // Lane scoping (§6.6): lane-less items and the caller's or named lanes always; others only when strong.
-        if (!params.laneKey || !row.lane_key || named.has(row.lane_key)) return true;
-        return Math.min(1, raw) >= CROSS_LANE_MIN_SCORE;
-      })
-      .sort((a, b) => b.raw - a.raw || b.row.time_ms - a.row.time_ms || (a.row.id < b.row.id ? -1 : 1))
-      .slice(0, maxResults);
+    const first = await rank(lexemes);
+    let ranked = first.ranked;
+    // Only where every scope was read whole: a large scope's second pass would walk the GIN again
+    // for lexemes picked from its own results, doubling a cost the large path exists to bound.
+    if (ranking.feedback && ranked.length > 0 && first.allRead) {
+      // RM3: the best first-pass items are taken as relevant; their words expand the query.
+      const top = ranked.slice(0, ranking.feedback.docs);
+      const read = await Promise.all(
+        sources.map((source) =>
+          search.documentLexemes({
+            tenantId: params.tenantId,
+            source,
+            rids: top.filter((t) => t.source === source).map((t) => t.row.rid),
+          }),
+        ),
+      );
+      const model = relevanceModel(
+        top.map((t) => ({
+          score: t.raw,
+          lexemes: read[sources.indexOf(t.source)]!.get(t.row.rid) ?? new Map<string, number>(),
+        })),
+        ranking.feedback.terms,
+      );
+      const weights = expandQuery(lexemes, model, ranking.feedback.originalWeight);
+      ranked = (await rank([...weights.keys()], weights)).ranked;
+    }
+
+    const shown = ranked.slice(0, maxResults);
 
     return {
       terms: lexemes,
-      results: ranked.map(({ source, row, raw }) => ({
+      results: shown.map(({ source, row, raw }) => ({
         kind: KIND[source],
         id: row.id,
         score: round(Math.min(1, raw)),

@@ -5,7 +5,6 @@
 // Large scopes go through the GIN for the documents where the query's rare lexemes meet.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
-import { BM25_B, BM25_K1 } from './core/retrieval-ranking.js';
 import type { MemoryScope, MemoryType } from './memories.repository.js';
 
 export type SearchSource = 'memories' | 'transcript_chunks' | 'channel_messages';
@@ -34,6 +33,8 @@ export interface SearchFilters {
 /** One candidate document, with what BM25 needs of it. */
 export type CandidateRow = {
   id: string;
+  /** The row's ctid, to read its lexemes again (documentLexemes) within the same search. */
+  rid: string;
   text: string;
   time_ms: number;
   lane_key: string | null;
@@ -189,7 +190,7 @@ const termsJson = (terms: { lexeme: string; query: string }[]) =>
 /** The winners' columns, term frequencies and document frequencies, from `docs`, `terms` and `picked`. */
 const winners = (
   source: SourceSql,
-) => sql`select x.id, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
+) => sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
     x.lane_key, x.extra, length(x.tsv) as length,
     (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(x.tsv) u
       where u.lexeme in (select t.lexeme from terms t)) as tf,
@@ -238,6 +239,8 @@ export function createSearchRepository(db: Executor) {
         match: string;
         averageLength: number;
         keep: number;
+        /** BM25 parameters of the ranking that follows. */
+        bm25: { k1: number; b: number };
         /**
          * Read the scope's newest matching rows through its time-ordered btree (see
          * `timeOrderedScope`) instead of the GIN: for lexemes so common that their posting lists
@@ -254,7 +257,8 @@ export function createSearchRepository(db: Executor) {
         sql` and `,
       );
       const weights = JSON.stringify(params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query, idf: t.idf })));
-      const norm = sql`(1 - ${BM25_B}::float8 + ${BM25_B}::float8 * length(h.tsv) / ${Math.max(params.averageLength, 1)}::float8)`;
+      const { k1, b } = params.bm25;
+      const norm = sql`(1 - ${b}::float8 + ${b}::float8 * length(h.tsv) / ${Math.max(params.averageLength, 1)}::float8)`;
       const rows = await queryRows<CandidateRow>(
         tx,
         sql`with terms as (
@@ -267,7 +271,7 @@ export function createSearchRepository(db: Executor) {
           ),
           docs as (
             select h.rid from hits h
-            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${BM25_K1}::float8 * ${norm}) desc, h.rid
+            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${k1}::float8 * ${norm}) desc, h.rid
             limit ${params.keep}
           ),
           picked as (select null::text as lexeme, null::int as df where false)
@@ -324,6 +328,29 @@ export function createSearchRepository(db: Executor) {
         averageLength: Number(rows[0]?.avgdl ?? 0),
         rows: rows.filter((r) => r.id !== null).map(({ documents: _n, avgdl: _a, ...r }) => toCandidate(r)),
       };
+    },
+
+    /**
+     * Every lexeme of the given rows (ctids from this search's candidates) with its occurrences,
+     * for query expansion. A row that changed since (another ctid, another tenant) is not returned.
+     */
+    async documentLexemes(
+      params: { tenantId: string; source: SearchSource; rids: string[] },
+      tx: Executor = db,
+    ): Promise<Map<string, Map<string, number>>> {
+      if (params.rids.length === 0) return new Map();
+      const source = SOURCES[params.source];
+      const rows = await queryRows<{ rid: string; tf: unknown }>(
+        tx,
+        sql`select d.ctid::text as rid,
+            (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(d.tsv) u) as tf
+          from ${source.table}
+          where d.ctid = any(array(select jsonb_array_elements_text(${JSON.stringify(params.rids)}::jsonb)::tid))
+            and ${tenantCondition(params.tenantId, true)}`,
+      );
+      return new Map(
+        rows.map((r) => [r.rid, new Map(Object.entries(json<Record<string, number>>(r.tf) ?? {}))]),
+      );
     },
 
     /**

@@ -2,8 +2,13 @@
 // candidate pass), normalized to [0,1], damped by age; plus snippets. Pure: the search service
 // fetches candidates and statistics from Postgres and calls these.
 
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+/**
+ * BM25 parameters: Anserini's defaults (k1 0.9, b 0.4). A long chat turn is rarely less on topic
+ * than a short one, and the textbook b 0.75 penalized its length: LoCoMo recall@10 +1.5 points
+ * (docs/benchmarks.md). The context call keeps k1 1.2, b 0.75 (context.retrieve.ts).
+ */
+export const BM25_K1 = 0.9;
+export const BM25_B = 0.4;
 /** Age at which the recency factor is halfway between 1 and its floor. */
 export const RECENCY_HALF_LIFE_MS = 30 * 24 * 3_600_000;
 /** Share of the score that recency can take away from an old item (0: recency ignored). */
@@ -57,15 +62,19 @@ export function relevance(
   length: number,
   lexemes: readonly string[],
   stats: CorpusStats,
+  /** Query term weights (an expanded query's; 1 for a lexeme not listed): 1.0 is then every term's weight matched. */
+  termWeights?: ReadonlyMap<string, number>,
+  { k1, b }: { k1: number; b: number } = { k1: BM25_K1, b: BM25_B },
 ): number {
-  const norm = 1 - BM25_B + BM25_B * (length / Math.max(stats.averageLength, 1));
+  const norm = 1 - b + b * (length / Math.max(stats.averageLength, 1));
   let score = 0;
   let ceiling = 0;
   for (const lexeme of lexemes) {
-    const weight = idf(stats.documents, stats.documentFrequency.get(lexeme) ?? 0);
+    const weight =
+      idf(stats.documents, stats.documentFrequency.get(lexeme) ?? 0) * (termWeights?.get(lexeme) ?? 1);
     ceiling += weight;
     const tf = termFrequency.get(lexeme) ?? 0;
-    if (tf > 0) score += (weight * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * norm);
+    if (tf > 0) score += (weight * tf * (k1 + 1)) / (tf + k1 * norm);
   }
   return ceiling > 0 ? score / ceiling : 0;
 }
@@ -123,3 +132,12 @@ export function makeSnippet(text: string, lexemes: readonly string[], maxChars =
 }
 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * The speaker label a chat line stored as text starts with (`Caroline: …`, `Dr. Ada Lovelace: …`):
+ * up to four words before a colon and a space; null when the text does not start like that.
+ */
+export function speakerLabel(text: string): string | null {
+  const match = /^(\p{L}[\p{L}\p{N}.'’-]*(?: [\p{L}\p{N}.'’-]+){0,3}): /u.exec(text);
+  return match ? match[1]! : null;
+}
