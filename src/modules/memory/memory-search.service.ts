@@ -104,6 +104,27 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
    */
   const largeScopes = new Map<string, { at: number; stats: { documents: number; averageLength: number } }>();
 
+  /**
+   * The statistics of a large scope, counted once however many calls miss the cache together
+   * (single flight: the count reads up to STATS_CAP rows, ~145 ms, and every concurrent call used
+   * to run its own), then cached for LARGE_SCOPE_TTL_MS.
+   */
+  const statsInFlight = new Map<string, Promise<{ documents: number; averageLength: number }>>();
+  function largeScopeStats(scopeKey: string, params: Parameters<SearchRepository['corpusStats']>[0]) {
+    let pending = statsInFlight.get(scopeKey);
+    if (!pending) {
+      pending = search.corpusStats(params).then((stats) => {
+        if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
+        largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
+        return stats;
+      });
+      const settled = () => statsInFlight.delete(scopeKey);
+      pending.then(settled, settled);
+      statsInFlight.set(scopeKey, pending);
+    }
+    return pending;
+  }
+
   /** Per source: the table's common-lexeme shares (SearchRepository.lexemeShares), for LARGE_SCOPE_TTL_MS. */
   const shareCache = new Map<SearchSource, { at: number; shares: Promise<Map<string, number>> }>();
   function tableShares(source: SearchSource): Promise<Map<string, number>> {
@@ -207,18 +228,14 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
             });
         if (small) largeScopes.delete(scopeKey);
         let stats = small ? { documents: small.documents, averageLength: small.averageLength } : fresh?.stats;
-        if (!stats) {
-          stats = await search.corpusStats({
-            tenantId: params.tenantId,
-            source,
-            filters,
-            now: params.now,
-            cap: STATS_CAP,
-            sample: LENGTH_SAMPLE,
-          });
-          if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
-          largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
-        }
+        stats ??= await largeScopeStats(scopeKey, {
+          tenantId: params.tenantId,
+          source,
+          filters,
+          now: params.now,
+          cap: STATS_CAP,
+          sample: LENGTH_SAMPLE,
+        });
         // A large scope: candidates from the rare lexemes through the GIN; document frequencies
         // from the table's statistics (lexemes absent from them are rarer than any listed: 0).
         const shares = small ? new Map<string, number>() : await tableShares(source);
