@@ -10,7 +10,9 @@
 // Steady state: `--warmup` calls (default 300) run unmeasured first, while V8 still compiles; then
 // `--window` calls (default 300; floors `--floor-window`, default 3,000) are measured: process.cpuUsage for Node, and utime + stime
 // (/proc/<pid>/stat) of this benchmark database's own backends (pg_stat_activity, datname) for
-// PostgreSQL, which must run on this machine. Dry runs, so state does not grow.
+// PostgreSQL, which must run on this machine. Dry runs, so state does not grow. Throughput: `--total`
+// calls (default 1,000) at concurrency 32 in this process, then split over `--processes` (default 2)
+// forked processes, each with its own app (bench/lib/call-workers.ts), beside the 3-read floor.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
@@ -39,6 +41,7 @@ import {
   type Latency,
 } from './lib/measure.js';
 import { QUESTIONS } from './lib/questions.js';
+import { workerThroughput, type WorkerJob } from './lib/call-workers.js';
 
 const DATABASE = 'contextd_bench_call_cost';
 const SEED_CHUNK = 50_000;
@@ -47,6 +50,16 @@ const POLICY =
   'You are the team assistant for this workspace. Answer from the provided context; say when you do not know. '.repeat(
     12,
   );
+
+/** A dry-run context call's body: the i-th question, about `anchor`. */
+const contextBody = (i: number, channelId: string, anchor: string) => ({
+  message: {
+    content: QUESTIONS[i % QUESTIONS.length]!,
+    source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: anchor },
+  },
+  system: [{ name: 'policy', text: POLICY }],
+  dry_run: true,
+});
 
 interface Cost {
   node: number;
@@ -66,6 +79,7 @@ async function main(): Promise<void> {
   // The floors are cheap: more calls, so PostgreSQL's 10 ms CPU ticks still resolve them.
   const floorWindow = Number(arg('floor-window') ?? 3000);
   const total = Number(arg('total') ?? 1000);
+  const processes = Number(arg('processes') ?? 2);
   if (!onServer && sizes.some((s) => s > 100_000)) {
     console.log('bench:call-cost: more than 100,000 messages needs a real Postgres (set DATABASE_URL)');
     return;
@@ -188,6 +202,7 @@ async function main(): Promise<void> {
 
     const byTurns = new Map<number, Cost>();
     let call50: ((i: number) => Promise<unknown>) | null = null;
+    let session50: string | null = null;
     for (const turns of turnCounts) {
       const session = (
         await inject('POST', '/v1/sessions', {
@@ -211,19 +226,15 @@ async function main(): Promise<void> {
         });
       }
       const call = (i: number) =>
-        inject('POST', `/v1/sessions/${session}/context`, {
-          message: {
-            content: QUESTIONS[i % QUESTIONS.length]!,
-            source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: newAnchor() },
-          },
-          system: [{ name: 'policy', text: POLICY }],
-          dry_run: true,
-        });
+        inject('POST', `/v1/sessions/${session}/context`, contextBody(i, channelId, newAnchor()));
       console.log(`  ${label}: ${turns}-turn session…`);
       const cost = await measure(call);
       byTurns.set(turns, cost);
       rows.push(row('context call, new anchor', turns, cost));
-      if (turns === 50) call50 = call;
+      if (turns === 50) {
+        call50 = call;
+        session50 = session;
+      }
     }
     printTable(
       `Cost per call at ${label} (sequential, app.inject; ${machineLine()})`,
@@ -239,22 +250,47 @@ async function main(): Promise<void> {
       console.log(`  ${label}: throughput, ${total} calls at concurrency ${CONCURRENCY}…`);
       const floorThr = await throughput(total, CONCURRENCY, reads(3));
       const callThr = await throughput(total, CONCURRENCY, call50);
-      for (const [what, r] of [
+      const rowsThr: [string, { perSecond: number; latency?: Latency }][] = [
         ['floor: 3 indexed reads', floorThr],
         ['context call, new anchor, 50 turns', callThr],
-      ] as const) {
+      ];
+      if (processes > 1 && session50) {
+        // The anchors left, split between the workers; each warms up on its first 200.
+        const left = topLevel.length - nextAnchor;
+        const share = Math.floor(left / processes);
+        const perWorker = Math.floor(total / processes);
+        if (share < perWorker + 200) throw new Error(`too few anchors left for ${processes} workers`);
+        const jobs = Array.from({ length: processes }, (_, w) => ({
+          database: DATABASE,
+          key,
+          session: session50!,
+          channelId,
+          anchors: Array.from(
+            { length: share },
+            (_, k) => topLevel[((nextAnchor + w * share + k) * 7919) % topLevel.length]!,
+          ),
+          warmup: 200,
+          calls: perWorker,
+          concurrency: Math.ceil(CONCURRENCY / processes),
+        }));
+        console.log(`  ${label}: throughput in ${processes} processes…`);
+        const multi = await workerThroughput(import.meta.filename, jobs);
+        if (multi.failed > 0) throw new Error(`${multi.failed} calls failed in the workers`);
+        rowsThr.push([`context call, new anchor, 50 turns, ${processes} processes`, multi]);
+      }
+      for (const [what, r] of rowsThr) {
         throughputRows.push({
           what,
           messages: label,
           'calls/s': int(r.perSecond),
           '× 3-read floor': (r.perSecond / floorThr.perSecond).toFixed(2),
-          'p50 ms': ms(r.latency.p50),
-          'p99 ms': ms(r.latency.p99),
+          'p50 ms': r.latency ? ms(r.latency.p50) : '–',
+          'p99 ms': r.latency ? ms(r.latency.p99) : '–',
         });
       }
       printTable(
-        `Throughput at ${label} (one process, concurrency ${CONCURRENCY})`,
-        throughputRows.slice(-2),
+        `Throughput at ${label} (concurrency ${CONCURRENCY} in all)`,
+        throughputRows.slice(-rowsThr.length),
       );
     }
   }
@@ -323,7 +359,35 @@ const readable = (pid: number) => {
   }
 };
 
-main().catch((error) => {
+/** A worker process of workerThroughput: its own app, warm-up, then its calls on the parent's go. */
+async function worker(job: WorkerJob): Promise<void> {
+  const database = await openBenchDatabase(job.database);
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
+  const deps = localDeps(config, database);
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  let failed = 0;
+  const call = async (i: number) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/v1/sessions/${job.session}/context`,
+      headers: { authorization: `Bearer ${job.key}` },
+      payload: contextBody(i, job.channelId, `m${String(job.anchors[i]!).padStart(8, '0')}`),
+    });
+    if (response.statusCode !== 200) failed += 1;
+  };
+  for (let i = 0; i < job.warmup; i += 1) await call(i);
+  await new Promise<void>((resolve) => {
+    process.once('message', () => resolve());
+    process.send!({ ready: true });
+  });
+  await throughput(job.calls, job.concurrency, (i) => call(job.warmup + i));
+  process.send!({ done: true, failed });
+  await new Promise(() => {});
+}
+
+const workerArg = process.argv.indexOf('--worker');
+(workerArg >= 0 ? worker(JSON.parse(process.argv[workerArg + 1]!) as WorkerJob) : main()).catch((error) => {
   console.error(error);
   process.exit(1);
 });
