@@ -254,7 +254,8 @@ async function main(): Promise<void> {
         ['floor: 3 indexed reads', floorThr],
         ['context call, new anchor, 50 turns', callThr],
       ];
-      if (processes > 1 && session50) {
+      // Workers share the data only through a PostgreSQL server (embedded PGlite is per process).
+      if (processes > 1 && onServer && session50) {
         // The anchors left, split between the workers; each warms up on its first 200.
         const left = topLevel.length - nextAnchor;
         const share = Math.floor(left / processes);
