@@ -23,6 +23,7 @@ import {
   seedChannel,
   vacuumAnalyze,
 } from './lib/channel-fixture.js';
+import { QUESTIONS } from './lib/questions.js';
 import { arg, floorApp, int, latency, latencyRow, ms, printTable, throughput } from './lib/measure.js';
 
 const SEED_CHUNK = 50_000;
@@ -31,26 +32,6 @@ const POLICY =
   'You are the team assistant for this workspace. Answer from the provided context; say when you do not know. '.repeat(
     12,
   );
-
-/** Questions a bot in the channel might get; each call asks the next one. */
-const QUESTIONS = [
-  'What is the status of the rollout and who owns the migration?',
-  'Did the billing dashboard deploy finish yesterday?',
-  'Who is on call for the database failover this week?',
-  'Summarize what the team decided about the release freeze.',
-  'Which alerts fired during the staging migration?',
-  'Is the cache invalidation bug fixed in the latest build?',
-  'When is the next incident review scheduled?',
-  'What did we say about rolling back the schema change?',
-  'Any updates on the latency regression in the search service?',
-  'Who approved the feature flag cleanup?',
-  'How many errors did the payment retries produce overnight?',
-  'Can you remind me what the plan for the queue backlog was?',
-  'What blockers are left for the mobile release?',
-  'Was the certificate rotation completed on all hosts?',
-  'Which customers reported the export timeout?',
-  'What changed in the onboarding flow last sprint?',
-];
 
 const stripCache = (value: unknown) =>
   JSON.stringify(value, (key, v: unknown) => (key === 'cache_control' ? undefined : v));

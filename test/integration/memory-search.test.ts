@@ -4,10 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { channelMessages, transcriptChunks } from '../../src/db/schema.js';
 import { createSearchRepository } from '../../src/modules/memory/search.repository.js';
+import { createMemorySearchService } from '../../src/modules/memory/memory-search.service.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
 let t: TestTenant;
+/** The tenant whose 20,500 chunks make a scope too large to read (set by the test that loads them). */
+let bigTenant: TestTenant | null = null;
 
 const remember = (tenant: TestTenant, payload: Record<string, unknown>) =>
   tenant.inject({ method: 'POST', url: '/v1/memories', payload });
@@ -337,6 +340,7 @@ describe('POST /v1/memories/search', () => {
     // 20,500 chunks (over the 20,000-document scope read) of filler from a 50-word vocabulary, and
     // three chunks holding rare words; another tenant holds the same rare words.
     const big = await ctx.tenant();
+    bigTenant = big;
     const other = await ctx.tenant();
     const db = ctx.deps.database.db;
     const session = '0190b3c2-7d1e-7abc-8def-00000000beef';
@@ -381,6 +385,42 @@ describe('POST /v1/memories/search', () => {
     const common = await texts('common1 chatter2');
     expect(common.length).toBe(5);
     for (const text of common) expect(text).toMatch(/common1 chatter2$/);
+  });
+
+  it('counts a large scope once when concurrent searches miss its statistics together', async () => {
+    const repo = createSearchRepository(ctx.deps.database.db);
+    let counts = 0;
+    const service = createMemorySearchService({
+      search: {
+        ...repo,
+        corpusStats: (...args: Parameters<typeof repo.corpusStats>) => {
+          counts += 1;
+          return repo.corpusStats(...args);
+        },
+      },
+      clock: ctx.clock,
+    });
+    const replies = await Promise.all(
+      ['zanzibar quokka', 'ferry common1', 'quokka office', 'zanzibar ferry'].map((query) =>
+        service.searchMemory({
+          tenantId: bigTenant!.tenantId,
+          query,
+          sources: ['transcript_chunks'],
+          maxResults: 5,
+          now: ctx.clock.now(),
+        }),
+      ),
+    );
+    expect(replies.every((r) => r.results.length > 0)).toBe(true);
+    expect(counts).toBe(1);
+    // Cached afterwards: another search counts nothing.
+    await service.searchMemory({
+      tenantId: bigTenant!.tenantId,
+      query: 'quokka',
+      sources: ['transcript_chunks'],
+      now: ctx.clock.now(),
+    });
+    expect(counts).toBe(1);
   });
 
   it('reads common-lexeme shares from the planner statistics (large scopes pick rare lexemes with them)', async () => {

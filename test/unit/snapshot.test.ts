@@ -3,8 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { renderDataBlock } from '../../src/modules/context/core/context-blocks.js';
 import { createTokenEstimator } from '../../src/shared/tokens.js';
+import { renderedTokens } from '../../src/shared/text-cost.js';
+import { safeJson } from '../../src/modules/context/core/context-blocks.js';
 import {
   buildChannelSnapshot,
+  channelSnapshotOf,
   DEFAULT_SNAPSHOT_BUDGET,
   formatReactions,
   lastHourWindow,
@@ -230,5 +233,37 @@ describe('snapshot budget (issue 15)', () => {
     expect(fitted.adjacent.map((m) => m.message_id)).toEqual(['m2', 'm1']);
     const small = { channel, anchor: msg('a', 0), adjacent: [msg('m1', 1)], repliesLastHour: new Map() };
     expect(buildChannelSnapshot({ ...small, budget })).toEqual(buildChannelSnapshot(small));
+  });
+
+  it('with stored estimates: fitted and costed without counting, close to the count', () => {
+    const stored = (m: SnapshotMessage) => ({ ...m, tokenEstimate: estimator.text(m.text) });
+    const adjacent = Array.from({ length: 20 }, (_, i) =>
+      stored(msg(`m${i}`, i + 1, { text: noisy(i), reactions: { eyes: 1 }, replyCount: 2, lastReplyTs: T0 })),
+    );
+    const anchor = stored(msg('a', 0, { text: `Who can help? ${noisy(99).slice(0, 300)}` }));
+    const counting = () => {
+      throw new Error('counted');
+    };
+    const { snapshot, textCost } = channelSnapshotOf({
+      channel,
+      anchor,
+      adjacent,
+      repliesLastHour: new Map(),
+      budget: { tokens: DEFAULT_SNAPSHOT_BUDGET, estimate: counting },
+    });
+    expect(snapshot.adjacent.length).toBeGreaterThan(0);
+    expect(snapshot.adjacent.length).toBeLessThan(20);
+    // The stored texts' characters: the anchor in full and each snippet as shown.
+    expect(textCost!.chars).toBe(
+      anchor.text.length + snapshot.adjacent.reduce((s, a) => s + a.snippet.length, 0),
+    );
+    const json = safeJson(snapshot);
+    const counted = estimator.text(json);
+    const estimated = renderedTokens(json.length, textCost!);
+    expect(Math.abs(estimated / counted - 1)).toBeLessThan(0.15);
+    // Without stored estimates there is no cost to sum.
+    expect(
+      channelSnapshotOf({ channel, anchor: msg('a', 0), adjacent: [], repliesLastHour: new Map() }).textCost,
+    ).toBeNull();
   });
 });

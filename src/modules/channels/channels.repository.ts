@@ -93,7 +93,9 @@ export function createChannelsRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<(StoredMessage & { repliesInWindow: number })[]> {
       // Replies in (repliesFrom, repliesTo] counted in the same round trip, only for rows that
-      // have replies: one scalar subquery on the thread index, one on the lane index.
+      // have replies: one scalar subquery on the thread index, one on the lane index. The limit is a
+      // literal: a generic plan (prepared statements) then knows it reads a few rows of the time
+      // index backwards; with a parameter it assumed a tenth of the channel and could sort it all.
       const window = sql`r.ts > to_timestamp(${scope.repliesFrom} / 1000.0) and r.ts <= to_timestamp(${scope.repliesTo} / 1000.0)
         and not r.is_placeholder and r.deleted_at is null`;
       const rows = await queryRows<MessageRow & { replies_in_window: number }>(
@@ -110,7 +112,7 @@ export function createChannelsRepository(db: Executor) {
             from (select ${MESSAGE_COLUMNS} from channel_messages
                   where ${scopeWhere(scope)} and ${visible} and ${topLevel}
                     and (ts, message_id) < (to_timestamp(${scope.ts} / 1000.0), ${scope.messageId})
-                  order by ts desc, message_id desc limit ${scope.limit}) m`,
+                  order by ts desc, message_id desc limit ${sql.raw(String(literalLimit(scope.limit)))}) m`,
       );
       return rows.map((row) => ({ ...toMessage(row), repliesInWindow: Number(row.replies_in_window) }));
     },
@@ -327,3 +329,6 @@ function parseBoolArray(value: boolean[] | string): boolean[] {
 }
 
 export type ChannelsRepository = ReturnType<typeof createChannelsRepository>;
+
+/** A row limit written into the SQL text (an integer in [0, 1000]), so generic plans see it. */
+const literalLimit = (n: number) => Math.max(0, Math.min(1_000, Math.trunc(Number.isFinite(n) ? n : 0)));

@@ -2,7 +2,7 @@
 // fetch. Loads rows through the repository and hands them to the pure builders in core/.
 import { replyLane, replyLaneRoot } from './core/lanes.js';
 import {
-  buildChannelSnapshot,
+  channelSnapshotOf,
   DEFAULT_ADJACENT_COUNT,
   DEFAULT_SNAPSHOT_BUDGET,
   isoTime,
@@ -16,8 +16,10 @@ import {
   budgetThreadReplies,
   DEFAULT_THREAD_BUDGET,
   REPLY_OVERHEAD_TOKENS,
+  threadTextCost,
   type ThreadContext,
 } from './core/thread-budget.js';
+import type { TextCost } from '../../shared/text-cost.js';
 import type { MediaRefInput } from './core/channel-events.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import type { ChannelScope, ChannelsRepository, StoredMessage } from './channels.repository.js';
@@ -108,7 +110,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       }),
     ]);
     const repliesLastHour = new Map(adjacent.map((m) => [m.messageId, m.repliesInWindow]));
-    return buildChannelSnapshot({
+    return channelSnapshotOf({
       channel: { id: scope.channelId, name: channel?.name ?? null, platform: scope.platform },
       anchor,
       adjacent,
@@ -124,7 +126,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
     scope: ChannelScope,
     rootId: string,
     options: { budget?: number; maxReplies?: number },
-  ): Promise<ThreadContext | null> {
+  ): Promise<{ thread: ThreadContext; textCost: TextCost } | null> {
     // max_replies alone (channel_messages) caps by count; otherwise the token budget applies.
     const budget =
       options.budget ?? (options.maxReplies !== undefined ? Number.POSITIVE_INFINITY : DEFAULT_THREAD_BUDGET);
@@ -145,7 +147,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       media: [],
       tokenEstimate: 0,
     };
-    return budgetThreadReplies({
+    const context = budgetThreadReplies({
       threadId: rootId,
       root: rootMessage,
       replies: thread.replies,
@@ -155,6 +157,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       ...(options.maxReplies !== undefined ? { maxReplies: options.maxReplies } : {}),
       estimate: (t) => estimator.text(t),
     });
+    return { thread: context, textCost: threadTextCost(context, [rootMessage, ...thread.replies]) };
   }
 
   async function anchorOf(scope: ChannelScope, messageId: string): Promise<StoredMessage> {
@@ -168,13 +171,13 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       params: ChannelScope & { anchorId: string; adjacentCount?: number },
     ): Promise<ChannelSnapshot> {
       const anchor = await anchorOf(params, params.anchorId);
-      return snapshotFor(params, anchor, params.adjacentCount ?? DEFAULT_ADJACENT_COUNT);
+      return (await snapshotFor(params, anchor, params.adjacentCount ?? DEFAULT_ADJACENT_COUNT)).snapshot;
     },
 
     async getThread(
       params: ChannelScope & { threadId: string; budget?: number; maxReplies?: number },
     ): Promise<ThreadContext> {
-      const thread = await threadFor(params, params.threadId, params);
+      const thread = (await threadFor(params, params.threadId, params))?.thread ?? null;
       if (!thread) throw channelThreadNotFound(params.threadId);
       return thread;
     },
@@ -206,7 +209,12 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
         /** Cap on the snapshot (DEFAULT_SNAPSHOT_BUDGET): adjacency trimmed before the anchor. */
         snapshotBudget?: number;
       },
-    ): Promise<{ snapshot: ChannelSnapshot; thread: ThreadContext | null }> {
+    ): Promise<{
+      snapshot: ChannelSnapshot;
+      thread: ThreadContext | null;
+      /** What their stored texts cost (null: a message without a stored estimate). */
+      textCost: { snapshot: TextCost | null; thread: TextCost | null };
+    }> {
       const anchor =
         params.anchor?.messageId === params.messageId
           ? params.anchor
@@ -221,7 +229,11 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
         ),
         rootId ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }) : null,
       ]);
-      return { snapshot, thread };
+      return {
+        snapshot: snapshot.snapshot,
+        thread: thread?.thread ?? null,
+        textCost: { snapshot: snapshot.textCost, thread: thread?.textCost ?? null },
+      };
     },
 
     async listMessages(
@@ -261,9 +273,9 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       const out: { thread?: ThreadContext | null; messages?: ChannelMessageView[]; missing_ids?: string[] } =
         {};
       if (params.threadId) {
-        out.thread = await threadFor(params, params.threadId, {
-          maxReplies: params.maxReplies ?? DEFAULT_MAX_REPLIES,
-        });
+        out.thread =
+          (await threadFor(params, params.threadId, { maxReplies: params.maxReplies ?? DEFAULT_MAX_REPLIES }))
+            ?.thread ?? null;
       }
       if (params.messageIds && params.messageIds.length > 0) {
         const rows = await channels.getMessages({ ...params, ids: params.messageIds });

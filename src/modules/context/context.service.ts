@@ -52,6 +52,7 @@ import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
 import { payloadBytes } from './core/payload-layout.js';
+import { createLaneHistoryCache } from './lane-history-cache.js';
 
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
@@ -71,7 +72,7 @@ export function createContextService(deps: {
   estimator: TokenEstimator;
   clock: Clock; // when a call is logged (assembly's "now" is the anchor's, never the clock)
   sessions: Pick<SessionsRepository, 'findById'>;
-  transcript: Pick<TranscriptService, 'laneEntries' | 'appendTurns'>;
+  transcript: Pick<TranscriptService, 'laneEntries' | 'laneEntriesFrom' | 'appendTurns'>;
   channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor' | 'neighbours'>;
   memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
   agentSections: Pick<AgentSectionsService, 'forContext'>;
@@ -84,9 +85,9 @@ export function createContextService(deps: {
   compaction?: ContextCompaction;
 }) {
   const { config, context } = deps;
-
   const loadTurnMedia = createThreadMediaLoader(deps);
   const retrieve = createRetriever(deps);
+  const laneHistory = createLaneHistoryCache(deps);
 
   async function loadSession(tenantId: string, sessionId: string): Promise<SessionRow> {
     const session = await deps.sessions.findById({ tenantId, id: sessionId });
@@ -207,7 +208,7 @@ export function createContextService(deps: {
     // Awaited below; until then a failure must not count as unhandled.
     early?.catch(() => {});
     const [entries, channelContext, quoted] = await Promise.all([
-      deps.transcript.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
+      laneHistory.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
       canAttachChannelContext && lane.contextAttachedSeq === null ? loadChannelContext() : null,
       anchor?.reply_to_id && hasChannel
         ? deps.channels.getChannelMessages({
@@ -313,7 +314,6 @@ export function createContextService(deps: {
     if (result.reattachChannelContext && canAttachChannelContext) {
       result = assemble(await loadChannelContext());
     }
-
     if (retrievalNote) result.notes.push(retrievalNote);
 
     // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.

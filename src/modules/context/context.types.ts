@@ -11,6 +11,7 @@ import { type OpenAIChatPayload } from './core/openai-format.js';
 
 import type { ChannelSnapshot } from '../channels/core/snapshot.js';
 import type { ThreadContext } from '../channels/core/thread-budget.js';
+import type { TextCost } from '../../shared/text-cost.js';
 
 import { type CallerTool, type DeferredTool } from '../tools/core/tool-deferral.js';
 
@@ -74,7 +75,11 @@ export interface LoggedBudget extends BudgetReport {
 /** The anchor's snapshot and thread as assembly takes them, with the message ids they show. */
 export function channelContextInput(
   session: SessionRow,
-  loaded: { snapshot: ChannelSnapshot; thread: ThreadContext | null },
+  loaded: {
+    snapshot: ChannelSnapshot;
+    thread: ThreadContext | null;
+    textCost?: { snapshot: TextCost | null; thread: TextCost | null };
+  },
   include: NonNullable<ContextRequest['include']>,
 ): ChannelContextInput {
   const thread = include.thread === false ? null : loaded.thread;
@@ -86,6 +91,8 @@ export function channelContextInput(
     thread,
     snapshotMessageIds: loaded.snapshot.adjacent.map((m) => m.message_id),
     threadMessageIds: thread ? [thread.root.message_id, ...thread.replies.map((r) => r.message_id)] : [],
+    snapshotTextCost: loaded.textCost?.snapshot ?? null,
+    threadTextCost: thread ? (loaded.textCost?.thread ?? null) : null,
   };
 }
 

@@ -132,6 +132,27 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
    */
   const largeScopes = new Map<string, { at: number; stats: { documents: number; averageLength: number } }>();
 
+  /**
+   * The statistics of a large scope, counted once however many calls miss the cache together
+   * (single flight: the count reads up to STATS_CAP rows, ~145 ms, and every concurrent call used
+   * to run its own), then cached for LARGE_SCOPE_TTL_MS.
+   */
+  const statsInFlight = new Map<string, Promise<{ documents: number; averageLength: number }>>();
+  function largeScopeStats(scopeKey: string, params: Parameters<SearchRepository['corpusStats']>[0]) {
+    let pending = statsInFlight.get(scopeKey);
+    if (!pending) {
+      pending = search.corpusStats(params).then((stats) => {
+        if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
+        largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
+        return stats;
+      });
+      const settled = () => statsInFlight.delete(scopeKey);
+      pending.then(settled, settled);
+      statsInFlight.set(scopeKey, pending);
+    }
+    return pending;
+  }
+
   /** Per source: the table's common-lexeme shares (SearchRepository.lexemeShares), for LARGE_SCOPE_TTL_MS. */
   const shareCache = new Map<SearchSource, { at: number; shares: Promise<Map<string, number>> }>();
   function tableShares(source: SearchSource): Promise<Map<string, number>> {
@@ -184,19 +205,16 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
       const documentFrequency = new Map(lexemes.map((l) => [l, small.rows[0]?.df[l] ?? 0]));
       return { rows: small.rows, corpus: { ...small, documentFrequency }, read: true };
     }
-    let stats = fresh?.stats;
-    if (!stats) {
-      stats = await search.corpusStats({
+    const stats =
+      fresh?.stats ??
+      (await largeScopeStats(scopeKey, {
         tenantId,
         source,
         filters,
         now,
         cap: STATS_CAP,
         sample: LENGTH_SAMPLE,
-      });
-      if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
-      largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
-    }
+      }));
     // Document frequencies from the table's statistics (lexemes absent from them are rarer than
     // any listed: 0).
     const shares = await tableShares(source);

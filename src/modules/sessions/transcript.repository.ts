@@ -1,5 +1,5 @@
 // Transcript entries: the append-only audit trail of a session, keyed (tenant, session, seq).
-import { and, asc, eq, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
 import { OFFLOAD_REFERENCE_START, offloadReferenceEnd } from './core/offload.js';
 import type { Executor } from '../../db/client.js';
 import { transcriptEntries } from '../../db/schema.js';
@@ -129,6 +129,30 @@ export function createTranscriptRepository(db: Executor) {
             gte(transcriptEntries.seq, params.fromSeq ?? 0),
           ),
         )
+        .orderBy(asc(transcriptEntries.seq));
+    },
+
+    /**
+     * A lane's entries from `fromSeq` whose seq is `atSeq` or later, each with `laneCount`: how many
+     * entries the lane has from `fromSeq` (a cache of the earlier ones checks itself against it).
+     */
+    async laneEntriesFrom(
+      params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number; atSeq: number },
+      tx: Executor = db,
+    ) {
+      const lane = and(
+        ofSession(params.tenantId, params.sessionId),
+        eq(transcriptEntries.laneKey, params.laneKey),
+      );
+      return tx
+        .select({
+          ...getTableColumns(transcriptEntries),
+          laneCount: sql<number>`(select count(*)::int from transcript_entries c
+            where c.tenant_id = ${params.tenantId} and c.session_id = ${params.sessionId}
+              and c.lane_key = ${params.laneKey} and c.seq >= ${params.fromSeq})`.mapWith(Number),
+        })
+        .from(transcriptEntries)
+        .where(and(lane, gte(transcriptEntries.seq, Math.max(params.fromSeq, params.atSeq))))
         .orderBy(asc(transcriptEntries.seq));
     },
 

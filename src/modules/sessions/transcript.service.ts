@@ -313,6 +313,13 @@ export function createTranscriptService(deps: {
     ) {
       return transcript.laneEntries(params, tx);
     },
+
+    laneEntriesFrom(
+      params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number; atSeq: number },
+      tx?: Executor,
+    ) {
+      return transcript.laneEntriesFrom(params, tx);
+    },
   };
 }
 

@@ -3,6 +3,7 @@
 import type { MediaRefInput } from './channel-events.js';
 import type { MessageState } from './ingest-apply.js';
 import { cutToBudget, snippet } from '../../../shared/text-cut.js';
+import { addTextCost, renderedTokens, shownTokens, type TextCost } from '../../../shared/text-cost.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = '1.0';
 export const DEFAULT_ADJACENT_COUNT = 20;
@@ -31,7 +32,10 @@ export type SnapshotMessage = Pick<
   | 'replyCount'
   | 'lastReplyTs'
   | 'reactions'
->;
+> & {
+  /** The text's estimate stored at write time: with it, the snapshot is sized without a count. */
+  tokenEstimate?: number;
+};
 
 export interface Author {
   user_id: string;
@@ -95,6 +99,17 @@ export interface SnapshotInput {
 }
 
 export function buildChannelSnapshot(input: SnapshotInput): ChannelSnapshot {
+  return channelSnapshotOf(input).snapshot;
+}
+
+/**
+ * The snapshot and what its texts cost (null when a message has no stored estimate): assembly sums
+ * the stored estimates instead of counting the rendered block (src/shared/text-cost.ts).
+ */
+export function channelSnapshotOf(input: SnapshotInput): {
+  snapshot: ChannelSnapshot;
+  textCost: TextCost | null;
+} {
   const { anchor } = input;
   const count = input.adjacentCount ?? DEFAULT_ADJACENT_COUNT;
   const chars = input.snippetChars ?? SNIPPET_CHARS;
@@ -107,7 +122,7 @@ export function buildChannelSnapshot(input: SnapshotInput): ChannelSnapshot {
     .sort((a, b) => b.ts - a.ts || (a.messageId < b.messageId ? 1 : -1))
     .slice(0, count)
     .reverse();
-  const snapshot: ChannelSnapshot = {
+  const full: ChannelSnapshot = {
     schema_version: SNAPSHOT_SCHEMA_VERSION,
     channel: {
       id: input.channel.id,
@@ -139,30 +154,66 @@ export function buildChannelSnapshot(input: SnapshotInput): ChannelSnapshot {
       reactions: formatReactions(m.reactions),
     })),
   };
-  return input.budget ? fitSnapshot(snapshot, input.budget.tokens, input.budget.estimate) : snapshot;
+  const stored = [anchor, ...before].every((m) => m.tokenEstimate !== undefined);
+  const textTokens = (m: SnapshotMessage, shown: string) =>
+    shownTokens({ text: m.text, tokenEstimate: m.tokenEstimate ?? 0 }, shown);
+  const snapshot = input.budget
+    ? fitSnapshot(
+        full,
+        input.budget.tokens,
+        (value, m, shown) =>
+          // Measured as rendered: "<", ">" and "&" become \u escapes in the block (docs/assembly.md).
+          stored
+            ? renderedTokens(renderedLength(value), { chars: shown.length, tokens: textTokens(m, shown) })
+            : input.budget!.estimate(JSON.stringify(value).replace(/[<>&]/g, '\\u003c')) + 1,
+        anchor,
+        before,
+      )
+    : full;
+  if (!stored) return { snapshot, textCost: null };
+  const cost = addTextCost(
+    { chars: 0, tokens: 0 },
+    snapshot.anchor.text,
+    textTokens(anchor, snapshot.anchor.text),
+  );
+  const kept = before.slice(before.length - snapshot.adjacent.length);
+  snapshot.adjacent.forEach((a, i) => addTextCost(cost, a.snippet, textTokens(kept[i]!, a.snippet)));
+  return { snapshot, textCost: cost };
+}
+
+/** Length of a value's JSON as rendered (the \u escapes of "<", ">" and "&" are 6 characters). */
+function renderedLength(value: unknown): number {
+  const json = JSON.stringify(value);
+  let escapes = 0;
+  for (let i = 0; i < json.length; i += 1) {
+    const c = json.charCodeAt(i);
+    if (c === 60 || c === 62 || c === 38) escapes += 1;
+  }
+  return json.length + 5 * escapes;
 }
 
 /**
- * The snapshot within `tokens` (JSON, by `estimate`): the anchor's text is cut to at most
- * ANCHOR_TEXT_SHARE of the budget when longer (with "…"; the full text is one channel_messages
- * call away), then adjacent messages are dropped oldest first until the rest fits. Each part is
- * measured once and summed: the JSON separators make the sum an upper bound within a few tokens.
+ * The snapshot within `tokens` (`size` of a part: its JSON, the message it shows and that message's
+ * text as shown): the anchor's text is cut to at most ANCHOR_TEXT_SHARE of the budget when longer
+ * (with "…"; the full text is one channel_messages call away), then adjacent messages are dropped
+ * oldest first until the rest fits. Each part is measured once and summed: the JSON separators make
+ * the sum an upper bound within a few tokens.
  */
 export function fitSnapshot(
   snapshot: ChannelSnapshot,
   tokens: number,
-  estimate: (text: string) => number,
+  size: (value: unknown, message: SnapshotMessage, shown: string) => number,
+  anchorMessage: SnapshotMessage,
+  adjacentMessages: readonly SnapshotMessage[],
 ): ChannelSnapshot {
-  // Measured as rendered: "<", ">" and "&" become \u escapes in the block (docs/assembly.md).
-  const size = (value: unknown) => estimate(JSON.stringify(value).replace(/[<>&]/g, '\\u003c')) + 1;
   let anchor = snapshot.anchor;
   const anchorRoom = Math.floor(tokens * ANCHOR_TEXT_SHARE);
-  if (size(anchor.text) > anchorRoom) {
-    const cut = cutToBudget(anchor.text, anchorRoom, (t) => size(t));
+  if (size(anchor.text, anchorMessage, anchor.text) > anchorRoom) {
+    const cut = cutToBudget(anchor.text, anchorRoom, (t) => size(t, anchorMessage, t));
     anchor = { ...anchor, text: cut ?? '' };
   }
-  let total = size({ ...snapshot, anchor, adjacent: [] });
-  const sizes = snapshot.adjacent.map(size);
+  let total = size({ ...snapshot, anchor, adjacent: [] }, anchorMessage, anchor.text);
+  const sizes = snapshot.adjacent.map((a, i) => size(a, adjacentMessages[i]!, a.snippet));
   total += sizes.reduce((a, b) => a + b, 0);
   let from = 0;
   while (from < sizes.length && total > tokens) total -= sizes[from++]!;

@@ -5,6 +5,7 @@ import type { MediaRefInput } from './channel-events.js';
 import type { MessageState } from './ingest-apply.js';
 import { authorOf, isoTime, type Author } from './snapshot.js';
 import { cutToBudget } from '../../../shared/text-cut.js';
+import { addTextCost, shownTokens, type TextCost } from '../../../shared/text-cost.js';
 
 export const THREAD_SCHEMA_VERSION = '1.0';
 export const DEFAULT_THREAD_BUDGET = 8000;
@@ -125,4 +126,16 @@ export function budgetThreadReplies(input: ThreadBudgetInput): ThreadContext {
     },
     token_estimate: used,
   };
+}
+
+/** What the thread's texts cost, from the stored estimates of its messages (src/shared/text-cost.ts). */
+export function threadTextCost(thread: ThreadContext, messages: readonly ThreadMessage[]): TextCost {
+  const byId = new Map(messages.map((m) => [m.messageId, m]));
+  const cost: TextCost = { chars: 0, tokens: 0 };
+  for (const shown of [thread.root, ...thread.replies]) {
+    const stored = byId.get(shown.message_id);
+    // Unknown text stays in the structure's share: overestimated, never under.
+    if (stored) addTextCost(cost, shown.text, shownTokens(stored, shown.text));
+  }
+  return cost;
 }

@@ -1,5 +1,6 @@
 // The shapes assembly works on: its input (limits, lane view, channel context, retrieved items,
 // media, manifest) and its result (payload, budget, context report, attachments, cache).
+import type { TextCost } from '../../../shared/text-cost.js';
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { type BudgetLimits, type BudgetReport, type UnusedRoom } from './budget.js';
@@ -71,6 +72,12 @@ export interface ChannelContextInput {
   /** Message ids the snapshot and the thread show: retrieved copies are skipped when attached. */
   snapshotMessageIds?: readonly string[];
   threadMessageIds?: readonly string[];
+  /**
+   * What the snapshot's and the thread's stored texts cost: with them the blocks are sized from
+   * stored estimates (src/shared/text-cost.ts); without, counted.
+   */
+  snapshotTextCost?: TextCost | null;
+  threadTextCost?: TextCost | null;
 }
 
 export interface QuotedReply {

@@ -26,10 +26,15 @@ function attributeText(attributes: Record<string, string | number> | undefined):
 }
 
 export function renderDataBlock(label: BlockLabel, data: unknown): string {
+  return renderDataBlockJson(label, safeJson(data));
+}
+
+/** renderDataBlock of JSON already made safe (safeJson). */
+export function renderDataBlockJson(label: BlockLabel, json: string): string {
   return (
     `<${label.tag}${attributeText(label.attributes)} trust="untrusted">\n` +
     `${label.header}\n` +
-    `${safeJson(data)}\n` +
+    `${json}\n` +
     `</${label.tag}>`
   );
 }

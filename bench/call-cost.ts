@@ -1,0 +1,394 @@
+// Cost of one context call (issue 16): CPU per call, Node and PostgreSQL, in a steady state, beside
+// the floors of the same stack measured in the same run (1, 3 and 15 sequential indexed reads
+// through Fastify and the same driver). Every call asks about a new anchor (a message of the lane not
+// asked about before in this run), as real traffic does, so the snapshot and thread are new text.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:call-cost
+//   DATABASE_URL=… npm run bench:call-cost -- --sizes 10000,1000000 --turns 10,50,200,1000
+//   npm run bench:call-cost -- --sizes 10000          (embedded PGlite: Node CPU only)
+//
+// Steady state: `--warmup` calls (default 300) run unmeasured first, while V8 still compiles; then
+// `--window` calls (default 300; floors `--floor-window`, default 3,000) are measured: process.cpuUsage for Node, and utime + stime
+// (/proc/<pid>/stat) of this benchmark database's own backends (pg_stat_activity, datname) for
+// PostgreSQL, which must run on this machine. Dry runs, so state does not grow. Throughput: `--total`
+// calls (default 1,000) at concurrency 32 in this process, then split over `--processes` (default 2)
+// forked processes, each with its own app (bench/lib/call-workers.ts), beside the 3-read floor.
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { queryRows, type Database } from '../src/db/client.js';
+import { localDeps } from '../src/deps.js';
+import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
+import {
+  BENCH_PLATFORM,
+  BENCH_TENANT,
+  channelSize,
+  openBenchDatabase,
+  seedChannel,
+  vacuumAnalyze,
+} from './lib/channel-fixture.js';
+import {
+  arg,
+  floorApp,
+  int,
+  machineLine,
+  ms,
+  printTable,
+  summarize,
+  throughput,
+  type Latency,
+} from './lib/measure.js';
+import { QUESTIONS } from './lib/questions.js';
+import { workerThroughput, type WorkerJob } from './lib/call-workers.js';
+
+const DATABASE = 'contextd_bench_call_cost';
+const SEED_CHUNK = 50_000;
+const CONCURRENCY = 32;
+const POLICY =
+  'You are the team assistant for this workspace. Answer from the provided context; say when you do not know. '.repeat(
+    12,
+  );
+
+/** A dry-run context call's body: the i-th question, about `anchor`. */
+const contextBody = (i: number, channelId: string, anchor: string) => ({
+  message: {
+    content: QUESTIONS[i % QUESTIONS.length]!,
+    source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: anchor },
+  },
+  system: [{ name: 'policy', text: POLICY }],
+  dry_run: true,
+});
+
+interface Cost {
+  node: number;
+  /** null: PostgreSQL is embedded (its CPU is in `node`) or not on this machine. */
+  postgres: number | null;
+  total: number;
+  statements: number | null;
+  latency: Latency;
+}
+
+async function main(): Promise<void> {
+  const onServer = Boolean(process.env.DATABASE_URL);
+  const sizes = (arg('sizes') ?? '10000').split(',').map(Number);
+  const turnCounts = (arg('turns') ?? '10,50,200,1000').split(',').map(Number);
+  const warmup = Number(arg('warmup') ?? 300);
+  const callWindow = Number(arg('window') ?? 300);
+  // The floors are cheap: more calls, so PostgreSQL's 10 ms CPU ticks still resolve them.
+  const floorWindow = Number(arg('floor-window') ?? 3000);
+  const total = Number(arg('total') ?? 1000);
+  const processes = Number(arg('processes') ?? 2);
+  if (!onServer && sizes.some((s) => s > 100_000)) {
+    console.log('bench:call-cost: more than 100,000 messages needs a real Postgres (set DATABASE_URL)');
+    return;
+  }
+
+  let statements = 0;
+  const database = await openBenchDatabase(DATABASE, {
+    onStatement: () => {
+      statements += 1;
+    },
+  });
+  const backends = onServer ? await backendCpu(database) : null;
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
+  const deps = localDeps(config, database);
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  const floor = await floorApp(database.db);
+  const key = generateApiKey();
+  await app.services.tenants.ensureTenant({ tenantId: BENCH_TENANT });
+  await app.services.tenants.addApiKey({ tenantId: BENCH_TENANT, key, name: 'bench' });
+  const headers = { authorization: `Bearer ${key}` };
+  const inject = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
+    const response = await app.inject({ method, url, payload: payload as never, headers });
+    if (response.statusCode >= 300)
+      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response;
+  };
+
+  /** Node and PostgreSQL CPU, statements and latency per call over the window, after the warm-up. */
+  async function measure(fn: (i: number) => Promise<unknown>, window = callWindow): Promise<Cost> {
+    for (let i = 0; i < warmup; i += 1) await fn(i);
+    const pg0 = await backends?.start();
+    const statements0 = statements;
+    const node0 = process.cpuUsage();
+    const times: number[] = [];
+    for (let i = 0; i < window; i += 1) {
+      const t0 = performance.now();
+      await fn(warmup + i);
+      times.push(performance.now() - t0);
+    }
+    const nodeUsage = process.cpuUsage(node0);
+    const statementsUsed = statements - statements0;
+    const pgMs = pg0 ? await pg0.stop() : null;
+    const node = (nodeUsage.user + nodeUsage.system) / 1000 / window;
+    const postgres = pgMs === null ? null : pgMs / window;
+    return {
+      node,
+      postgres,
+      total: node + (postgres ?? 0),
+      statements: onServer ? statementsUsed / window : null,
+      latency: summarize(times),
+    };
+  }
+
+  console.log(`bench:call-cost on ${onServer ? 'PostgreSQL' : 'embedded PGlite'}; ${machineLine()}`);
+  console.log(
+    `  warm-up ${warmup} calls, then ${callWindow} measured (floors ${floorWindow}); sessions of ${turnCounts.join(', ')} turns`,
+  );
+  const [{ n: memoryCount } = { n: 0 }] = await queryRows<{ n: number }>(
+    database.db,
+    sql`select count(*)::int as n from memories where tenant_id = ${BENCH_TENANT}`,
+  );
+  for (let i = Number(memoryCount); i < 300; i += 1) {
+    await inject('POST', '/v1/memories', {
+      scope: 'tenant',
+      type: 'fact',
+      text: `fact ${i}: the ${['rollout', 'migration', 'billing', 'dashboard'][i % 4]} owner for team ${i % 17} is user${i % 50}`,
+    });
+  }
+
+  const runId = Date.now().toString(36);
+  const rows: Record<string, string | number>[] = [];
+  const throughputRows: Record<string, string | number>[] = [];
+  for (const size of sizes) {
+    const channelId = `assemble${size}`;
+    const have = await channelSize(database, channelId);
+    for (let from = have; from < size; from += SEED_CHUNK) {
+      await seedChannel(database, channelId, from, Math.min(size, from + SEED_CHUNK));
+      console.log(`  seeded ${int(Math.min(size, from + SEED_CHUNK))} / ${int(size)} messages`);
+    }
+    await vacuumAnalyze(database, have < size ? ['channel_messages', 'memories'] : ['memories']);
+    const label = `${int(size)} msgs`;
+    const lane = `root:${channelId}`;
+    // Top-level messages (every 10th is a thread root with three replies, the rest stand alone), in
+    // an order that visits each once: the session's lane is theirs, so its history is in every payload.
+    const topLevel = Array.from({ length: size - 20 }, (_, i) => i).filter((i) => i % 10 < 1 || i % 10 > 3);
+    let nextAnchor = 0;
+    const newAnchor = () => {
+      const index = topLevel[(nextAnchor++ * 7919) % topLevel.length]!;
+      if (nextAnchor > topLevel.length) throw new Error(`more calls than ${topLevel.length} anchors`);
+      return `m${String(index).padStart(8, '0')}`;
+    };
+    const probe = `m${String(topLevel.at(-1)!).padStart(8, '0')}`;
+    const reads = (n: number) => () =>
+      floor.inject({
+        method: 'GET',
+        url: `/reads/${n}/${BENCH_TENANT}/${BENCH_PLATFORM}/${channelId}/${probe}`,
+      });
+
+    console.log(`  ${label}: floors…`);
+    const floors = {
+      1: await measure(reads(1), floorWindow),
+      3: await measure(reads(3), floorWindow),
+      15: await measure(reads(15), floorWindow),
+    };
+    const row = (what: string, turns: number | string, cost: Cost) => ({
+      what,
+      messages: label,
+      turns,
+      'stmts/call': cost.statements === null ? 'n/a' : cost.statements.toFixed(1),
+      'node ms': ms(cost.node),
+      'pg ms': cost.postgres === null ? 'n/a' : ms(cost.postgres),
+      'CPU ms': ms(cost.total),
+      'CPU × 3-read': (cost.total / floors[3].total).toFixed(1),
+      'p50 ms': ms(cost.latency.p50),
+      'p50 × 3-read': (cost.latency.p50 / floors[3].latency.p50).toFixed(1),
+    });
+    for (const n of [1, 3, 15] as const)
+      rows.push(row(`floor: ${n} indexed read${n > 1 ? 's' : ''}`, '–', floors[n]));
+
+    const byTurns = new Map<number, Cost>();
+    let call50: ((i: number) => Promise<unknown>) | null = null;
+    let session50: string | null = null;
+    for (const turns of turnCounts) {
+      const session = (
+        await inject('POST', '/v1/sessions', {
+          session_key: `bench-call-cost-${size}-${turns}-${runId}`,
+          agent_id: 'bench',
+          platform: BENCH_PLATFORM,
+          chat_type: 'channel',
+          channel_id: channelId,
+        })
+      ).json().session.id as string;
+      for (let from = 0; from < turns; from += 100) {
+        await inject('POST', `/v1/sessions/${session}/turns`, {
+          turns: Array.from({ length: Math.min(100, turns - from) }, (_, k) => {
+            const i = from + k;
+            return {
+              role: i % 2 === 0 ? 'user' : 'assistant',
+              content: `${i % 2 === 0 ? 'question' : 'answer'} ${i} about the rollout and the database migration plan for release ${i % 37}`,
+              lane_key: lane,
+            };
+          }),
+        });
+      }
+      const call = (i: number) =>
+        inject('POST', `/v1/sessions/${session}/context`, contextBody(i, channelId, newAnchor()));
+      console.log(`  ${label}: ${turns}-turn session…`);
+      const cost = await measure(call);
+      byTurns.set(turns, cost);
+      rows.push(row('context call, new anchor', turns, cost));
+      if (turns === 50) {
+        call50 = call;
+        session50 = session;
+      }
+    }
+    printTable(
+      `Cost per call at ${label} (sequential, app.inject; ${machineLine()})`,
+      rows.slice(-(3 + turnCounts.length)),
+    );
+    const [shortest, longest] = [byTurns.get(50), byTurns.get(Math.max(...turnCounts))];
+    if (shortest && longest)
+      console.log(
+        `  ${Math.max(...turnCounts)}-turn call / 50-turn call: CPU ${(longest.total / shortest.total).toFixed(2)}×, p50 ${(longest.latency.p50 / shortest.latency.p50).toFixed(2)}×`,
+      );
+
+    if (call50 && total > 0) {
+      console.log(`  ${label}: throughput, ${total} calls at concurrency ${CONCURRENCY}…`);
+      const floorThr = await throughput(total, CONCURRENCY, reads(3));
+      const callThr = await throughput(total, CONCURRENCY, call50);
+      const rowsThr: [string, { perSecond: number; latency?: Latency }][] = [
+        ['floor: 3 indexed reads', floorThr],
+        ['context call, new anchor, 50 turns', callThr],
+      ];
+      // Workers share the data only through a PostgreSQL server (embedded PGlite is per process).
+      if (processes > 1 && onServer && session50) {
+        // The anchors left, split between the workers; each warms up on its first 200.
+        const left = topLevel.length - nextAnchor;
+        const share = Math.floor(left / processes);
+        const perWorker = Math.floor(total / processes);
+        if (share < perWorker + 200) throw new Error(`too few anchors left for ${processes} workers`);
+        const jobs = Array.from({ length: processes }, (_, w) => ({
+          database: DATABASE,
+          key,
+          session: session50!,
+          channelId,
+          anchors: Array.from(
+            { length: share },
+            (_, k) => topLevel[((nextAnchor + w * share + k) * 7919) % topLevel.length]!,
+          ),
+          warmup: 200,
+          calls: perWorker,
+          concurrency: Math.ceil(CONCURRENCY / processes),
+        }));
+        console.log(`  ${label}: throughput in ${processes} processes…`);
+        const multi = await workerThroughput(import.meta.filename, jobs);
+        if (multi.failed > 0) throw new Error(`${multi.failed} calls failed in the workers`);
+        rowsThr.push([`context call, new anchor, 50 turns, ${processes} processes`, multi]);
+      }
+      for (const [what, r] of rowsThr) {
+        throughputRows.push({
+          what,
+          messages: label,
+          'calls/s': int(r.perSecond),
+          '× 3-read floor': (r.perSecond / floorThr.perSecond).toFixed(2),
+          'p50 ms': r.latency ? ms(r.latency.p50) : '–',
+          'p99 ms': r.latency ? ms(r.latency.p99) : '–',
+        });
+      }
+      printTable(
+        `Throughput at ${label} (concurrency ${CONCURRENCY} in all)`,
+        throughputRows.slice(-rowsThr.length),
+      );
+    }
+  }
+  printTable(`Cost per call, all sizes (${machineLine()})`, rows);
+  await floor.close();
+  await app.close();
+  await deps.locks.close();
+  await database.close();
+}
+
+/** CPU ms of one process from /proc/<pid>/stat (utime + stime at 100 ticks a second); 0 once gone. */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "(comm) ": state is 0, utime 11, stime 12.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU of the benchmark database's own backends over a window: the pids at the start, read again at
+ * the end, plus whole lifetimes of backends that appeared during it. Other databases' backends (a
+ * soak, other benchmarks) are not counted.
+ */
+async function backendCpu(database: Database) {
+  const pids = async () =>
+    new Set(
+      (
+        await queryRows<{ pid: number }>(
+          database.db,
+          sql`select pid from pg_stat_activity where datname = current_database()`,
+        )
+      ).map((r) => Number(r.pid)),
+    );
+  const cpuOf = (set: Set<number>) => [...set].reduce((s, pid) => s + processCpuMs(pid), 0);
+  const [first] = await pids();
+  if (first === undefined || !readable(first))
+    throw new Error(
+      'bench:call-cost: the PostgreSQL backends are not readable in /proc (run beside the server, as root)',
+    );
+  return {
+    async start() {
+      const before = await pids();
+      const cpu0 = cpuOf(before);
+      return {
+        async stop(): Promise<number> {
+          const cpu1 = cpuOf(before);
+          const after = await pids();
+          const added = new Set([...after].filter((p) => !before.has(p)));
+          return cpu1 - cpu0 + cpuOf(added);
+        },
+      };
+    },
+  };
+}
+
+const readable = (pid: number) => {
+  try {
+    readFileSync(`/proc/${pid}/stat`);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A worker process of workerThroughput: its own app, warm-up, then its calls on the parent's go. */
+async function worker(job: WorkerJob): Promise<void> {
+  const database = await openBenchDatabase(job.database);
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
+  const deps = localDeps(config, database);
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  let failed = 0;
+  const call = async (i: number) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/v1/sessions/${job.session}/context`,
+      headers: { authorization: `Bearer ${job.key}` },
+      payload: contextBody(i, job.channelId, `m${String(job.anchors[i]!).padStart(8, '0')}`),
+    });
+    if (response.statusCode !== 200) failed += 1;
+  };
+  for (let i = 0; i < job.warmup; i += 1) await call(i);
+  await new Promise<void>((resolve) => {
+    process.once('message', () => resolve());
+    process.send!({ ready: true });
+  });
+  await throughput(job.calls, job.concurrency, (i) => call(job.warmup + i));
+  process.send!({ done: true, failed });
+  await new Promise(() => {});
+}
+
+const workerArg = process.argv.indexOf('--worker');
+(workerArg >= 0 ? worker(JSON.parse(process.argv[workerArg + 1]!) as WorkerJob) : main()).catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
