@@ -144,6 +144,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(mcpRoutes(services));
   // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
+  // Name lookups under way finish (or stop) before the database closes.
+  app.addHook('onClose', async () => services.userResolver.close());
   registerCompactionWorker(app, services.compactionQueue, services.compaction.handleJob, {
     workers: deps.config.COMPACTION_WORKERS,
   });

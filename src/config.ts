@@ -158,6 +158,8 @@ export const configSchema = z.object({
     .int()
     .min(1024)
     .default(8 * 1024 * 1024),
+  /** How long a display name resolved through a platform API is used before it is looked up again. */
+  PLATFORM_NAME_TTL_MS: z.coerce.number().int().min(60_000).default(86_400_000),
   /**
    * Addresses/CIDRs platform calls and media downloads may connect to although they are private,
    * loopback or link-local (refused by default: a media URL must not reach the internal network).

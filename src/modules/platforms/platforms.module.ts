@@ -1,18 +1,41 @@
-// Wires platform access: stored bot tokens and the API clients they open (with the call gate a
-// shared rate limiter replaces; AppDeps.platformGate).
+// Wires platform access: stored bot tokens, the API clients they open (with the call gate a shared
+// rate limiter replaces; AppDeps.platformGate), and the user directory with its resolver.
 import type { AppDeps } from '../../deps.js';
 import { createPlatformApis } from '../../platforms/api/platform-api.js';
 import { createPlatformCredentialsRepository } from './platform-credentials.repository.js';
 import { createPlatformCredentialsService } from './platform-credentials.service.js';
+import { createUserDirectoryRepository } from './user-directory.repository.js';
+import { createUserDirectoryService } from './user-directory.service.js';
+import { createUserResolver } from './user-resolver.service.js';
 
 export function createPlatformsModule(deps: AppDeps) {
+  const db = deps.database.db;
   const platformCredentials = createPlatformCredentialsService({
-    credentials: createPlatformCredentialsRepository(deps.database.db),
+    credentials: createPlatformCredentialsRepository(db),
     clock: deps.clock,
     tokenKey: deps.config.PLATFORM_TOKEN_KEY,
   });
+  const platformApis = createPlatformApis(deps.config, deps.platformGate);
+  const directory = createUserDirectoryRepository(db);
+  const ttlMs = deps.config.PLATFORM_NAME_TTL_MS;
+  const userResolver = createUserResolver({
+    directory,
+    credentials: platformCredentials,
+    apis: platformApis,
+    clock: deps.clock,
+    ttlMs,
+  });
   return {
     platformCredentials,
-    platformApis: createPlatformApis(deps.config, deps.platformGate),
+    platformApis,
+    userResolver,
+    userDirectory: createUserDirectoryService({
+      directory,
+      resolver: userResolver,
+      clock: deps.clock,
+      ttlMs,
+    }),
   };
 }
+
+export type PlatformsModule = ReturnType<typeof createPlatformsModule>;

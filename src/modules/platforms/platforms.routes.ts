@@ -1,9 +1,18 @@
-// /v1/platforms/{platform}/credentials: a tenant's bot token for a platform (stored, never returned).
+// /v1/platforms/{platform}/credentials: a tenant's bot token for a platform (stored, never returned);
+// /v1/platforms/{platform}/users: the user directory that names authors stored by id.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import type { Services } from '../services.js';
-import { credentialsBody, credentialsView, tokenPlatformParams } from './platforms.schemas.js';
+import {
+  credentialsBody,
+  credentialsView,
+  directoryPlatformParams,
+  directoryUserView,
+  pushUsersBody,
+  pushUsersReply,
+  tokenPlatformParams,
+} from './platforms.schemas.js';
 
 const TAGS = ['platforms'];
 
@@ -93,6 +102,65 @@ export function platformsRoutes(services: Services): FastifyPluginAsyncZod {
         if (result.replayed) void reply.header('idempotent-replayed', 'true');
         return reply.code(204).send(null);
       },
+    );
+
+    app.put(
+      '/platforms/:platform/users',
+      {
+        schema: {
+          operationId: 'putPlatformUsers',
+          tags: TAGS,
+          summary:
+            'Push display names for platform user ids (merged into the directory; pushed names win over resolved ones)',
+          params: directoryPlatformParams,
+          headers: idempotencyKeyHeaders,
+          body: pushUsersBody,
+          response: { 200: pushUsersReply },
+        },
+      },
+      async (request, reply) => {
+        const { tenantId, params, body } = request;
+        const result = await services.idempotency.run(
+          {
+            tenantId,
+            scope: 'platforms.users.put',
+            key: request.headers['idempotency-key'],
+            request: { platform: params.platform, body },
+          },
+          async (tx) => ({
+            statusCode: 200,
+            body: await services.userDirectory.push(
+              {
+                tenantId,
+                platform: params.platform,
+                users: body.users.map((u) => ({
+                  userId: u.user_id,
+                  displayName: u.display_name,
+                  realName: u.real_name ?? null,
+                  isBot: u.is_bot ?? false,
+                })),
+              },
+              tx,
+            ),
+          }),
+        );
+        if (result.replayed) void reply.header('idempotent-replayed', 'true');
+        return result.body;
+      },
+    );
+
+    app.get(
+      '/platforms/:platform/users/:userId',
+      {
+        schema: {
+          operationId: 'getPlatformUser',
+          tags: TAGS,
+          summary: 'One directory entry (pushed, or resolved through the platform API with the stored token)',
+          params: directoryPlatformParams.extend({ userId: z.string().min(1).max(256) }),
+          response: { 200: directoryUserView },
+        },
+      },
+      async (request) => services.userDirectory.get({ tenantId: request.tenantId, ...request.params }),
     );
   };
 }

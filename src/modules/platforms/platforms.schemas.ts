@@ -1,6 +1,8 @@
-// Request and reply shapes of /v1/platforms/{platform}/…: bot tokens (never returned) and users.
+// Request and reply shapes of /v1/platforms/{platform}/…: bot tokens (never returned) and the user
+// directory.
 import { z } from 'zod';
 import { supportedPlatforms } from '../../platforms/index.js';
+import { platformName, storable } from '../channels/core/channel-events.js';
 
 export const tokenPlatformParams = z.object({
   platform: z.enum(supportedPlatforms).describe('a platform whose API contextd can call'),
@@ -31,3 +33,37 @@ export const credentialsView = z.object({
   updated_at: z.string().nullable(),
 });
 export type CredentialsView = z.infer<typeof credentialsView>;
+
+export const directoryPlatformParams = z.object({ platform: platformName });
+
+const directoryText = (max: number) => storable(z.string().min(1).max(max));
+
+export const pushUsersBody = z.object({
+  users: z
+    .array(
+      z.object({
+        user_id: directoryText(256),
+        display_name: directoryText(256),
+        real_name: directoryText(256).optional(),
+        is_bot: z.boolean().optional(),
+      }),
+    )
+    .min(1)
+    .max(1000)
+    .describe('entries to store or replace (others stay); at most 1000 per call, ids unique'),
+});
+
+export const pushUsersReply = z.object({
+  platform: z.string(),
+  stored: z.number().int(),
+  updated_at: z.string(),
+});
+
+export const directoryUserView = z.object({
+  user_id: z.string(),
+  display_name: z.string(),
+  real_name: z.string().nullable(),
+  is_bot: z.boolean(),
+  source: z.enum(['pushed', 'resolved']),
+  fetched_at: z.string(),
+});
