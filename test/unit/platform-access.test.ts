@@ -5,6 +5,7 @@ import { createAddressGuard } from '../../src/platforms/api/address-guard.js';
 import { redactSecrets, retryAfterMs } from '../../src/platforms/api/platform-errors.js';
 import { openToken, sealToken, tokenHint } from '../../src/modules/platforms/core/token-cipher.js';
 import { credentialProblems } from '../../src/modules/platforms/core/token-format.js';
+import { imageTokens } from '../../src/shared/tokens.js';
 
 describe('address guard', () => {
   const guard = createAddressGuard([]);
@@ -112,5 +113,18 @@ describe('error helpers', () => {
     expect(retryAfterMs('1.5', 0)).toBe(1500);
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
     expect(retryAfterMs('soon', 0)).toBeUndefined();
+  });
+});
+
+describe('image tokens by the provider rule', () => {
+  it('counts width × height / 750 after fitting 1568 px and ~1,600 tokens, capped', () => {
+    expect(imageTokens(20, 20)).toBe(1);
+    expect(imageTokens(640, 480)).toBe(410);
+    // The long edge is brought to 1568 px first: 1568 × 39.
+    expect(imageTokens(4000, 100)).toBe(Math.ceil((1568 * 39) / 750));
+    // Past ~1,600 tokens (1.2 MP) the image is scaled down to fit: 1095 × 1095.
+    expect(imageTokens(3000, 3000)).toBe(Math.ceil((1095 * 1095) / 750));
+    expect(imageTokens(1092, 1092)).toBe(1590);
+    expect(imageTokens()).toBe(1600);
   });
 });

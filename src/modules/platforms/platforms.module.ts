@@ -1,5 +1,6 @@
 // Wires platform access: stored bot tokens, the API clients they open (with the call gate a shared
-// rate limiter replaces; AppDeps.platformGate), and the user directory with its resolver.
+// rate limiter replaces; AppDeps.platformGate), the user directory with its resolver, and media
+// bytes fetched on demand.
 import type { AppDeps } from '../../deps.js';
 import { createPlatformApis } from '../../platforms/api/platform-api.js';
 import { createPlatformCredentialsRepository } from './platform-credentials.repository.js';
@@ -7,6 +8,9 @@ import { createPlatformCredentialsService } from './platform-credentials.service
 import { createUserDirectoryRepository } from './user-directory.repository.js';
 import { createUserDirectoryService } from './user-directory.service.js';
 import { createUserResolver } from './user-resolver.service.js';
+import { createPlatformMediaService } from './platform-media.service.js';
+import { createBlobsRepository } from '../sessions/blobs.repository.js';
+import { createChannelMediaWriter } from '../channels/channel-media.repository.js';
 
 export function createPlatformsModule(deps: AppDeps) {
   const db = deps.database.db;
@@ -28,6 +32,14 @@ export function createPlatformsModule(deps: AppDeps) {
   return {
     platformCredentials,
     platformApis,
+    platformMedia: createPlatformMediaService({
+      credentials: platformCredentials,
+      apis: platformApis,
+      blobs: createBlobsRepository(db),
+      media: createChannelMediaWriter(db),
+      ids: deps.ids,
+      config: deps.config,
+    }),
     userResolver,
     userDirectory: createUserDirectoryService({
       directory,
