@@ -9,6 +9,7 @@ import { DataDirInUseError, holdDataDir, type DataDirLock } from '../src/db/data
 import { embeddedDataDir } from '../src/deps.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { systemClock, uuidV7Ids } from '../src/shared/clock.js';
+import { AppError } from '../src/shared/errors.js';
 import { createTenantsRepository, generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import { createPlatformCredentialsRepository } from '../src/modules/platforms/platform-credentials.repository.js';
 import { createPlatformCredentialsService } from '../src/modules/platforms/platform-credentials.service.js';
@@ -96,6 +97,11 @@ try {
       console.error(usage);
       process.exitCode = 2;
   }
+} catch (error) {
+  // Bad input (a token in the wrong shape) is a message, not a stack trace.
+  if (!(error instanceof AppError)) throw error;
+  console.error(error.message);
+  process.exitCode = 2;
 } finally {
   await database.close();
   dataDirLock?.release();

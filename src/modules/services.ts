@@ -34,16 +34,9 @@ export function createServices(deps: AppDeps) {
   const platforms = createPlatformsModule(deps);
   const channelServices = createChannelServices(deps, { authorNames: platforms.userDirectory });
   // Authors that arrive by id only are queued for a name lookup as soon as they are ingested.
-  channelServices.ingest.addIngestedHook(({ tenantId, events }) => {
-    const byPlatform = new Map<string, Set<string>>();
-    for (const event of events) {
-      if (!('author' in event) || !event.author || event.author.name) continue;
-      const ids = byPlatform.get(event.platform) ?? new Set<string>();
-      ids.add(event.author.id);
-      byPlatform.set(event.platform, ids);
-    }
-    for (const [platform, ids] of byPlatform) platforms.userResolver.schedule(tenantId, platform, ids);
-  });
+  channelServices.ingest.addIngestedHook(({ tenantId, events }) =>
+    platforms.userResolver.scheduleAuthors(tenantId, events),
+  );
   // Edits and deletes of channel messages rebuild the transcript chunks that quoted them.
   channelServices.ingest.addChangeHook((tx, params) => chunks.onChannelMessagesChanged(tx, params));
   const services = {

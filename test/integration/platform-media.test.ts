@@ -204,6 +204,25 @@ describe('a fetch that fails says so and stores nothing', () => {
     });
   }
 
+  it('garbage JSON from the Bot API (getFile)', async () => {
+    const before = await blobCount(t.tenantId);
+    const fileId = telegram.addFile({ bytes: png(4, 4), contentType: 'image/png' });
+    telegram.mode = 'garbage';
+    try {
+      const { reply } = await askAbout(
+        t,
+        [{ url: `telegram-file:${fileId}`, media_type: 'image/png' }],
+        'telegram',
+      );
+      expect(mediaNotes(reply)).toHaveLength(1);
+      expect(mediaNotes(reply)[0]).toMatch(/something that is not its API/);
+      expect(mediaNotes(reply)[0]).not.toContain(telegram.token);
+    } finally {
+      telegram.mode = 'ok';
+    }
+    expect(await blobCount(t.tenantId)).toBe(before);
+  });
+
   it('without a token', async () => {
     const url = slackFile('n.png', { bytes: png(4, 4) });
     const { reply } = await askAbout(noToken, [{ url, media_type: 'image/png', filename: 'n.png' }]);

@@ -97,23 +97,40 @@ export function createUserResolver(deps: {
     }
   }
 
+  function schedule(tenantId: string, platform: string, userIds: Iterable<string>): void {
+    if (closed || !RESOLVABLE.has(platform)) return;
+    const key = `${tenantId}\u0000${platform}`;
+    let batch = pending.get(key);
+    for (const id of userIds) {
+      if (pendingCount >= maxPending) break;
+      if (!batch) {
+        batch = { tenantId, platform: platform as Batch['platform'], userIds: new Set() };
+        pending.set(key, batch);
+      }
+      if (batch.userIds.has(id)) continue;
+      batch.userIds.add(id);
+      pendingCount += 1;
+    }
+    if (pendingCount > 0 && !running) running = drain().finally(() => (running = null));
+  }
+
   return {
     /** Queues ids for resolution; returns at once. Platforms without a by-id lookup are skipped. */
-    schedule(tenantId: string, platform: string, userIds: Iterable<string>): void {
-      if (closed || !RESOLVABLE.has(platform)) return;
-      const key = `${tenantId}\u0000${platform}`;
-      let batch = pending.get(key);
-      for (const id of userIds) {
-        if (pendingCount >= maxPending) break;
-        if (!batch) {
-          batch = { tenantId, platform: platform as Batch['platform'], userIds: new Set() };
-          pending.set(key, batch);
-        }
-        if (batch.userIds.has(id)) continue;
-        batch.userIds.add(id);
-        pendingCount += 1;
+    schedule,
+
+    /** Queues the authors of ingested events that came without a name. */
+    scheduleAuthors(
+      tenantId: string,
+      events: readonly { platform: string; author?: { id: string; name?: string } }[],
+    ) {
+      const byPlatform = new Map<string, Set<string>>();
+      for (const event of events) {
+        if (!event.author || event.author.name) continue;
+        const ids = byPlatform.get(event.platform) ?? new Set<string>();
+        ids.add(event.author.id);
+        byPlatform.set(event.platform, ids);
       }
-      if (pendingCount > 0 && !running) running = drain().finally(() => (running = null));
+      for (const [platform, ids] of byPlatform) schedule(tenantId, platform, ids);
     },
 
     /** Resolves when everything queued so far has been looked up (tests, shutdown). */

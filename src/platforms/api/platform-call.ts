@@ -2,7 +2,7 @@
 // tenant's credential, the host check for media URLs and the reading of media replies.
 import type { SupportedPlatform } from '../index.js';
 import { parseJsonBody, type PlatformHttp, type PlatformHttpResponse } from './platform-http.js';
-import { PlatformApiError } from './platform-errors.js';
+import { PlatformApiError, redactSecrets } from './platform-errors.js';
 
 export { parseJsonBody };
 
@@ -113,11 +113,9 @@ export function mediaFrom(
     });
   }
   const type = response.headers['content-type'];
-  let source = response.url;
-  for (const secret of secrets) source = source.split(secret).join('[redacted]');
   return {
     bytes: response.body,
     mediaType: typeof type === 'string' ? (type.split(';')[0]?.trim().toLowerCase() ?? null) : null,
-    source,
+    source: redactSecrets(response.url, secrets),
   };
 }
