@@ -84,7 +84,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     if (lifecycle.closingConnections) void reply.header('connection', 'close');
   });
 
-  const services = createServices(deps);
+  const services = createServices(deps, app.log);
   app.decorate('services', services);
   app.decorate('deps', deps);
   app.decorate('lifecycle', lifecycle);

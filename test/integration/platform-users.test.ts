@@ -247,6 +247,10 @@ describe('pushed directory', () => {
 
   it('never echoes or logs a token', () => {
     expect(lines.some((l) => l.includes('/v1/platforms/slack/credentials'))).toBe(true);
+    // The rate-limited lookup above was logged, without the token.
+    expect(lines.some((l) => l.includes('author name lookup failed') && l.includes('rate_limited'))).toBe(
+      true,
+    );
     for (const token of [slack.token, discord.token]) {
       expect(replies.join('\n')).not.toContain(token);
       expect(lines.join('\n')).not.toContain(token);

@@ -1,7 +1,9 @@
 // Wires platform access: stored bot tokens, the API clients they open (with the call gate a shared
 // rate limiter replaces; AppDeps.platformGate), the user directory with its resolver, and media
 // bytes fetched on demand.
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../../deps.js';
+import { PlatformApiError } from '../../platforms/api/platform-errors.js';
 import { createPlatformApis } from '../../platforms/api/platform-api.js';
 import { createPlatformCredentialsRepository } from './platform-credentials.repository.js';
 import { createPlatformCredentialsService } from './platform-credentials.service.js';
@@ -12,7 +14,7 @@ import { createPlatformMediaService } from './platform-media.service.js';
 import { createBlobsRepository } from '../sessions/blobs.repository.js';
 import { createChannelMediaWriter } from '../channels/channel-media.repository.js';
 
-export function createPlatformsModule(deps: AppDeps) {
+export function createPlatformsModule(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'warn'>) {
   const db = deps.database.db;
   const platformCredentials = createPlatformCredentialsService({
     credentials: createPlatformCredentialsRepository(db),
@@ -28,6 +30,14 @@ export function createPlatformsModule(deps: AppDeps) {
     apis: platformApis,
     clock: deps.clock,
     ttlMs,
+    // Platform errors carry no token (their messages are redacted); anything else is logged as is.
+    onError: (error) =>
+      log?.warn(
+        error instanceof PlatformApiError
+          ? { platformError: { kind: error.kind, message: error.message, ...error.details } }
+          : { err: error },
+        'author name lookup failed',
+      ),
   });
   return {
     platformCredentials,
