@@ -280,3 +280,50 @@ describe('a fetch that fails says so and stores nothing', () => {
     }
   });
 });
+
+describe('the channel_messages tool', () => {
+  const tool = (tenant: TestTenant, sessionId: string, input: unknown) =>
+    tenant.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/tools/channel_messages`,
+      payload: { input },
+    });
+
+  it('fetches the platform files of the messages it returns, then serves them by artifact id', async () => {
+    const bytes = png(8, 8, 0x33);
+    const url = slackFile('tool.png', { bytes });
+    const { session: s } = await askAbout(t, [
+      { url, media_type: 'image/x-unknown-kind', filename: 'skip.bin' },
+    ]);
+    // A ref of a type that cannot be attached is not fetched; an image ref on another message is.
+    await ingest(t, s.channelId, [
+      {
+        message_id: 'm2',
+        ts: at(2),
+        text: 'chart',
+        media: [{ url, media_type: 'image/png', filename: 'tool.png' }],
+      },
+    ]);
+    const listed = await tool(t, s.id, { message_ids: ['m1', 'm2'] });
+    expect(listed.statusCode, listed.body).toBe(200);
+    const result = JSON.parse(listed.json().content[0].text);
+    expect(result.media_notes).toBeUndefined();
+    expect(result.messages[0].media[0].artifact_id).toBeUndefined();
+    const artifactId = result.messages[1].media[0].artifact_id as string;
+    expect(artifactId).toMatch(/^[0-9a-f-]{36}$/);
+    const image = await tool(t, s.id, { media_artifact_id: artifactId });
+    expect(image.statusCode, image.body).toBe(200);
+    const block = image.json().content.find((b: { type: string }) => b.type === 'image');
+    expect(Buffer.from(block.source.data, 'base64').equals(bytes)).toBe(true);
+  });
+
+  it('says in media_notes what it could not fetch', async () => {
+    const url = slackFile('broken.png', { bytes: png(4, 4), behaviour: 'error500' });
+    const { session: s } = await askAbout(t, [{ url, media_type: 'image/png', filename: 'broken.png' }]);
+    const listed = await tool(t, s.id, { message_ids: ['m1'] });
+    const result = JSON.parse(listed.json().content[0].text);
+    expect(result.media_notes).toEqual([
+      'Media "broken.png" of message m1 could not be fetched: the platform answered HTTP 500.',
+    ]);
+  });
+});

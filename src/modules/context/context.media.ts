@@ -17,14 +17,7 @@ import { imageTokens } from '../../shared/tokens.js';
 const MEDIA_MAX_BYTES = 5 * 1024 * 1024;
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Platform fetches one context call may wait for; the rest are left for a later call, with a note. */
-const FETCHES_PER_CALL = 4;
-
-export type PlatformMediaFetcher = Pick<PlatformMediaService, 'canFetch' | 'fetchRef'>;
-
-/** A ref worth fetching: an image or PDF, or of a type the platform did not say. */
-const attachable = (ref: MediaRefInput) =>
-  !ref.media_type || IMAGE_TYPES.has(ref.media_type.toLowerCase()) || ref.media_type === 'application/pdf';
+export type PlatformMediaFetcher = Pick<PlatformMediaService, 'fetchMissing'>;
 
 export function createThreadMediaLoader(deps: {
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
@@ -32,37 +25,6 @@ export function createThreadMediaLoader(deps: {
   manifest: Pick<ManifestService, 'list'>;
   platformMedia?: PlatformMediaFetcher;
 }) {
-  /** Platform files among the refs fetched into blobs (the refs get their artifact ids); notes for failures. */
-  async function fetchPlatformMedia(
-    scope: { tenantId: string; platform: string; channelId: string },
-    refs: MediaRefInput[],
-    sources: (string | null)[][],
-  ): Promise<string[]> {
-    const notes: string[] = [];
-    const fetcher = deps.platformMedia;
-    if (!fetcher) return notes;
-    let fetches = 0;
-    for (const [index, ref] of refs.entries()) {
-      if (!fetcher.canFetch(scope.platform, ref) || !attachable(ref)) continue;
-      const messageId = sources[index]?.[0] ?? null;
-      const name = `"${ref.filename ?? ref.media_type ?? 'file'}" of message ${messageId ?? '?'}`;
-      if (ref.byte_length !== undefined && ref.byte_length > MEDIA_MAX_BYTES) {
-        notes.push(`Media ${name} was not fetched: it is larger than ${MEDIA_MAX_BYTES} bytes.`);
-        continue;
-      }
-      if (!messageId) continue;
-      if (fetches >= FETCHES_PER_CALL) {
-        notes.push(`Media ${name} was not fetched: at most ${FETCHES_PER_CALL} files are fetched per call.`);
-        continue;
-      }
-      fetches += 1;
-      const result = await fetcher.fetchRef({ ...scope, messageId, ref });
-      if (result.ok) refs[index] = { ...ref, artifact_id: result.artifactId, sha256: result.sha256 };
-      else notes.push(`Media ${name} could not be fetched: ${result.reason}.`);
-    }
-    return notes;
-  }
-
   /**
    * Current-thread media (§6.11) as content blocks: images and PDFs stored as blobs of this
    * tenant, referenced by the anchor or its thread. Other media types and missing blobs are skipped.
@@ -139,11 +101,16 @@ export function createThreadMediaLoader(deps: {
       for (const reply of thread.replies) add(reply.media, reply.message_id);
     }
     add(anchor.media, anchor.message_id);
-    const mediaNotes = await fetchPlatformMedia(
-      { tenantId, platform: session.platform!, channelId: session.channelId! },
-      refs,
-      sources,
-    );
+    const mediaNotes = deps.platformMedia
+      ? await deps.platformMedia.fetchMissing(
+          { tenantId, platform: session.platform!, channelId: session.channelId! },
+          refs.map((ref, index) => ({
+            ref,
+            messageId: sources[index]?.[0] ?? null,
+            replace: (fetched: MediaRefInput) => (refs[index] = fetched),
+          })),
+        )
+      : [];
     const [media, manifestRows] = await Promise.all([
       loadThreadMedia(tenantId, refs, sources),
       deps.manifest.list({ tenantId, sessionId }),

@@ -78,6 +78,7 @@ export function createContextServices(
       context,
       blobs: built.blobs,
       channelMedia: createChannelMediaRepository(db),
+      ...(built.platformMedia ? { platformMedia: built.platformMedia } : {}),
       idempotency: built.idempotency,
       compaction: built.compaction,
       clock: deps.clock,

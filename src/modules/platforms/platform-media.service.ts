@@ -16,6 +16,15 @@ import type { ChannelMediaWriter } from '../channels/channel-media.repository.js
 import type { BlobsRepository } from '../sessions/blobs.repository.js';
 import type { PlatformCredentialsService } from './platform-credentials.service.js';
 
+/** Platform fetches one call (a context call, a tool call) may wait for; the rest get a note. */
+export const FETCHES_PER_CALL = 4;
+/** Refs declared larger than this are not fetched (the provider's per-image limit is 5 MB). */
+export const FETCH_MAX_BYTES = 5 * 1024 * 1024;
+const ATTACHABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
+
+/** A ref worth fetching: an image or PDF, or of a type the platform did not say. */
+const attachable = (ref: MediaRefInput) => !ref.media_type || ATTACHABLE.has(ref.media_type.toLowerCase());
+
 export type MediaFetchResult =
   | { ok: true; artifactId: string; sha256: string; mediaType: string; width?: number; height?: number }
   | { ok: false; reason: string };
@@ -73,12 +82,39 @@ export function createPlatformMediaService(deps: {
     }
   }
 
-  return {
-    /** Whether the ref names a platform file this service could fetch (before any token is read). */
-    canFetch(platform: string, ref: MediaRefInput): boolean {
-      return (
-        (supportedPlatforms as readonly string[]).includes(platform) && !ref.artifact_id && Boolean(ref.url)
-      );
+  const canFetch = (platform: string, ref: MediaRefInput) =>
+    (supportedPlatforms as readonly string[]).includes(platform) && !ref.artifact_id && Boolean(ref.url);
+
+  const service = {
+    /**
+     * Fetches the platform files among `items` (images, PDFs, untyped; at most FETCHES_PER_CALL),
+     * handing each fetched ref, now naming its artifact, to `replace`. Returns a note per media
+     * left out and why.
+     */
+    async fetchMissing(
+      scope: { tenantId: string; platform: string; channelId: string },
+      items: { ref: MediaRefInput; messageId: string | null; replace(ref: MediaRefInput): void }[],
+    ): Promise<string[]> {
+      const notes: string[] = [];
+      let fetches = 0;
+      for (const item of items) {
+        const { ref, messageId } = item;
+        if (!canFetch(scope.platform, ref) || !attachable(ref) || !messageId) continue;
+        const name = `"${ref.filename ?? ref.media_type ?? 'file'}" of message ${messageId}`;
+        if (ref.byte_length !== undefined && ref.byte_length > FETCH_MAX_BYTES) {
+          notes.push(`Media ${name} was not fetched: it is larger than ${FETCH_MAX_BYTES} bytes.`);
+        } else if (fetches >= FETCHES_PER_CALL) {
+          notes.push(
+            `Media ${name} was not fetched: at most ${FETCHES_PER_CALL} files are fetched per call.`,
+          );
+        } else {
+          fetches += 1;
+          const result = await service.fetchRef({ ...scope, messageId, ref });
+          if (result.ok) item.replace({ ...ref, artifact_id: result.artifactId, sha256: result.sha256 });
+          else notes.push(`Media ${name} could not be fetched: ${result.reason}.`);
+        }
+      }
+      return notes;
     },
 
     async fetchRef(params: {
@@ -147,6 +183,7 @@ export function createPlatformMediaService(deps: {
       return { ok: true, artifactId: blob.artifactId, sha256, mediaType, ...(dims ?? {}) };
     },
   };
+  return service;
 }
 
 export type PlatformMediaService = ReturnType<typeof createPlatformMediaService>;
