@@ -6,6 +6,7 @@ import { redactSecrets, retryAfterMs } from '../../src/platforms/api/platform-er
 import { openToken, sealToken, tokenHint } from '../../src/modules/platforms/core/token-cipher.js';
 import { credentialProblems } from '../../src/modules/platforms/core/token-format.js';
 import { imageTokens } from '../../src/shared/tokens.js';
+import { parseConfig } from '../../src/config.js';
 
 describe('address guard', () => {
   const guard = createAddressGuard([]);
@@ -126,5 +127,24 @@ describe('image tokens by the provider rule', () => {
     expect(imageTokens(3000, 3000)).toBe(Math.ceil((1095 * 1095) / 750));
     expect(imageTokens(1092, 1092)).toBe(1590);
     expect(imageTokens()).toBe(1600);
+  });
+});
+
+describe('platform configuration', () => {
+  it('takes a 32-byte token key as hex or base64 and refuses anything else', () => {
+    const hex = randomBytes(32).toString('hex');
+    expect(parseConfig({ PLATFORM_TOKEN_KEY: hex }).PLATFORM_TOKEN_KEY?.toString('hex')).toBe(hex);
+    const b64 = randomBytes(32).toString('base64');
+    expect(parseConfig({ PLATFORM_TOKEN_KEY: b64 }).PLATFORM_TOKEN_KEY?.toString('base64')).toBe(b64);
+    expect(() => parseConfig({ PLATFORM_TOKEN_KEY: 'short' })).toThrow(/PLATFORM_TOKEN_KEY/);
+    expect(parseConfig({}).PLATFORM_TOKEN_KEY).toBeUndefined();
+  });
+  it('takes addresses and CIDRs to allow, and refuses names', () => {
+    expect(
+      parseConfig({ PLATFORM_FETCH_ALLOW: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).PLATFORM_FETCH_ALLOW,
+    ).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    expect(() => parseConfig({ PLATFORM_FETCH_ALLOW: 'loopback' })).toThrow(/PLATFORM_FETCH_ALLOW/);
+    expect(() => parseConfig({ PLATFORM_FETCH_ALLOW: '10.0.0.0/33' })).toThrow(/PLATFORM_FETCH_ALLOW/);
+    expect(parseConfig({}).PLATFORM_FETCH_ALLOW).toEqual([]);
   });
 });
