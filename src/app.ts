@@ -42,7 +42,16 @@ function loggerOptions(deps: AppDeps, options: BuildAppOptions): FastifyServerOp
   return {
     level: deps.config.LOG_LEVEL,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-telegram-bot-api-secret-token"]'],
+      // Bodies are not logged; the platform-token paths guard any log line that carries one.
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-telegram-bot-api-secret-token"]',
+        'req.body.bot_token',
+        'body.bot_token',
+        '*.bot_token',
+        'credential.token',
+        '*.credential.token',
+      ],
       censor: '[redacted]',
     },
     ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
@@ -76,7 +85,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     if (lifecycle.closingConnections) void reply.header('connection', 'close');
   });
 
-  const services = createServices(deps);
+  const services = createServices(deps, app.log);
   app.decorate('services', services);
   app.decorate('deps', deps);
   app.decorate('lifecycle', lifecycle);
@@ -137,6 +146,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(inspectorRoutes(deps.config));
   // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
+  // Name lookups under way finish (or stop) before the database closes.
+  app.addHook('onClose', async () => services.userResolver.close());
   registerCompactionWorker(app, services.compactionQueue, services.compaction.handleJob, {
     workers: deps.config.COMPACTION_WORKERS,
   });

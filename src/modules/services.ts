@@ -1,4 +1,5 @@
 // Builds every service from the deps: the one place where modules are wired together.
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { createContextServices } from './context/context.module.js';
 import { createTenantsRepository } from './tenants/tenants.repository.js';
@@ -14,8 +15,9 @@ import { createChunksService } from './memory/chunks.service.js';
 import { createRetentionRepository } from './retention/retention.repository.js';
 import { createRetentionService } from './retention/retention.service.js';
 import { createCompactionModule } from './compaction/compaction.module.js';
+import { createPlatformsModule } from './platforms/platforms.module.js';
 
-export function createServices(deps: AppDeps) {
+export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'warn'>) {
   const db = deps.database.db;
   const tenants = createTenantsRepository(db, deps.ids);
   const sessionServices = createSessionServices(deps);
@@ -29,7 +31,13 @@ export function createServices(deps: AppDeps) {
       entries,
     }),
   );
-  const channelServices = createChannelServices(deps);
+  // Platform tokens, clients and the user directory; channel reads show directory names (issue 13).
+  const platforms = createPlatformsModule(deps, log);
+  const channelServices = createChannelServices(deps, { authorNames: platforms.userDirectory });
+  // Authors that arrive by id only are queued for a name lookup as soon as they are ingested.
+  channelServices.ingest.addIngestedHook(({ tenantId, events }) =>
+    platforms.userResolver.scheduleAuthors(tenantId, events),
+  );
   // Edits and deletes of channel messages rebuild the transcript chunks that quoted them.
   channelServices.ingest.addChangeHook((tx, params) => chunks.onChannelMessagesChanged(tx, params));
   const services = {
@@ -45,6 +53,7 @@ export function createServices(deps: AppDeps) {
     }),
     memorySearch: createMemorySearchService({ search: createSearchRepository(db), clock: deps.clock }),
     chunks,
+    ...platforms,
     retention: createRetentionService({
       retention: createRetentionRepository(db),
       locks: deps.locks,

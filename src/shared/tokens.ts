@@ -23,14 +23,28 @@ export interface TokenEstimator {
 export const DEFAULT_MODEL_FACTOR = 1.1;
 /** Fixed overhead of one message (role, separators). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
-/** Provider rule for images: width × height / 750, capped. */
+/** Provider rule for images: width × height / 750 after downscaling, capped. */
 export const IMAGE_TOKEN_CAP = 1600;
 const IMAGE_DEFAULT_TOKENS = 1600;
 const DOCUMENT_PAGE_TOKENS = 1500;
 
+/**
+ * The provider downscales (aspect kept) an image whose long edge is over 1568 px or that would cost
+ * over ~1,600 tokens (about 1.15–1.2 MP; its table prices 1092×1092 at ~1,590 tokens unscaled).
+ */
+const IMAGE_MAX_EDGE = 1568;
+const IMAGE_MAX_PIXELS = IMAGE_TOKEN_CAP * 750;
+
 export function imageTokens(width?: number, height?: number): number {
   if (!width || !height) return IMAGE_DEFAULT_TOKENS;
-  return Math.min(IMAGE_TOKEN_CAP, Math.ceil((width * height) / 750));
+  const scale = Math.min(
+    1,
+    IMAGE_MAX_EDGE / Math.max(width, height),
+    Math.sqrt(IMAGE_MAX_PIXELS / (width * height)),
+  );
+  const w = Math.max(1, Math.round(width * scale));
+  const h = Math.max(1, Math.round(height * scale));
+  return Math.min(IMAGE_TOKEN_CAP, Math.ceil((w * h) / 750));
 }
 
 /** Single pre-tokens longer than this are counted in pieces (see bpeCount). */

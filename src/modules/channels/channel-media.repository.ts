@@ -34,4 +34,43 @@ export function createChannelMediaRepository(db: Executor) {
   };
 }
 
+/** What a fetched media file adds to the message's ref. */
+export interface FetchedRefPatch {
+  artifact_id: string;
+  sha256: string;
+  byte_length: number;
+  media_type: string;
+  width?: number;
+  height?: number;
+}
+
+export function createChannelMediaWriter(db: Executor) {
+  return {
+    /**
+     * Records that the media ref with this URL (and no artifact yet) of the message is now the
+     * stored blob: later reads attach it without fetching, and `channel_messages` can serve it.
+     */
+    async attachArtifact(
+      params: {
+        tenantId: string;
+        platform: string;
+        channelId: string;
+        messageId: string;
+        url: string;
+        patch: FetchedRefPatch;
+      },
+      tx: Executor = db,
+    ) {
+      await tx.execute(sql`update channel_messages set media = coalesce((
+          select jsonb_agg(case when e->>'url' = ${params.url} and not (e ? 'artifact_id')
+                                then e || ${JSON.stringify(params.patch)}::jsonb else e end order by ord)
+            from jsonb_array_elements(media) with ordinality as t(e, ord)), '[]'::jsonb)
+        where tenant_id = ${params.tenantId} and platform = ${params.platform}
+          and channel_id = ${params.channelId} and message_id = ${params.messageId}`);
+    },
+  };
+}
+
+export type ChannelMediaWriter = ReturnType<typeof createChannelMediaWriter>;
+
 export type ChannelMediaRepository = ReturnType<typeof createChannelMediaRepository>;

@@ -229,7 +229,13 @@ export function createIngestService(deps: {
     return { results: final, counts };
   }
 
+  const ingestedHooks: ((params: { tenantId: string; events: ChannelEvent[] }) => void)[] = [];
+
   return {
+    /** Registers a callback told of each applied batch (it must not block: background work only). */
+    addIngestedHook(hook: (typeof ingestedHooks)[number]) {
+      ingestedHooks.push(hook);
+    },
     /** Registers work to run, inside the ingest transaction, for messages changed by edits/deletes. */
     addChangeHook(hook: (typeof changeHooks)[number]) {
       changeHooks.push(hook);
@@ -237,8 +243,11 @@ export function createIngestService(deps: {
     /** Applies a validated batch. Pass `tx` to run inside a caller's transaction (Idempotency-Key). */
     async ingest({ tenantId, events }: { tenantId: string; events: ChannelEvent[] }, tx?: Executor) {
       const estimates = estimateTexts(events);
-      if (tx) return ingestInTx(tenantId, events, tx, estimates);
-      return deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates));
+      const result = await (tx
+        ? ingestInTx(tenantId, events, tx, estimates)
+        : deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates)));
+      for (const hook of ingestedHooks) hook({ tenantId, events });
+      return result;
     },
   };
 }

@@ -21,6 +21,7 @@ import { createContextMetrics, withContextMetrics } from './context.metrics.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 import type { CompactionModule } from '../compaction/compaction.module.js';
 import { createContextCompaction } from './context.compaction.js';
+import type { PlatformMediaService } from '../platforms/platform-media.service.js';
 
 export function createContextServices(
   deps: Pick<AppDeps, 'database' | 'config' | 'estimator' | 'clock' | 'metrics'>,
@@ -35,6 +36,8 @@ export function createContextServices(
     blobs: BlobsService;
     idempotency: IdempotencyService;
     compaction: CompactionModule['compaction'];
+    /** Fetches platform media the tenant's token can reach (issue 13). */
+    platformMedia?: PlatformMediaService;
   },
 ) {
   const db = deps.database.db;
@@ -53,6 +56,7 @@ export function createContextServices(
       agentSections: built.agentSections,
       offload: built.offload,
       blobs: createBlobsRepository(db),
+      ...(built.platformMedia ? { platformMedia: built.platformMedia } : {}),
       manifest: built.manifest,
       context: contextRepository,
       idempotency: built.idempotency,
@@ -74,6 +78,7 @@ export function createContextServices(
       context,
       blobs: built.blobs,
       channelMedia: createChannelMediaRepository(db),
+      ...(built.platformMedia ? { platformMedia: built.platformMedia } : {}),
       idempotency: built.idempotency,
       compaction: built.compaction,
       clock: deps.clock,

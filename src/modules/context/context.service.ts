@@ -46,7 +46,7 @@ import {
   type LoggedBudget,
 } from './context.types.js';
 import { createRetriever, retrievalLimit, retrievalPlan } from './context.retrieve.js';
-import { createThreadMediaLoader } from './context.media.js';
+import { createThreadMediaLoader, type PlatformMediaFetcher } from './context.media.js';
 import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
@@ -79,6 +79,7 @@ export function createContextService(deps: {
   offload: Pick<OffloadService, 'offloadToolResults'>;
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
   manifest: Pick<ManifestService, 'list' | 'record'>;
+  platformMedia?: PlatformMediaFetcher;
   context: ContextRepository;
   idempotency: Pick<IdempotencyService, 'runRecorded'>;
   /** Compaction before a payload that needs it, and scheduling in the background. */
@@ -225,7 +226,7 @@ export function createContextService(deps: {
     const retrieved = await (early ?? retrieveAt(now));
 
     // Media of the current thread, opt-in (§6.11); the manifest decides attach or reference.
-    const { media, manifestRows } =
+    const { media, manifestRows, mediaNotes } =
       include.media === 'thread' && anchor && hasChannel
         ? await loadTurnMedia({
             tenantId,
@@ -234,7 +235,7 @@ export function createContextService(deps: {
             anchor,
             thread: channelContext?.thread ?? null,
           })
-        : { media: [], manifestRows: [] };
+        : { media: [], manifestRows: [], mediaNotes: [] };
 
     const quotedMessage = quoted?.messages?.[0] ?? null;
     const knownMessageIds = [
@@ -314,7 +315,7 @@ export function createContextService(deps: {
     if (result.reattachChannelContext && canAttachChannelContext) {
       result = assemble(await loadChannelContext());
     }
-    if (retrievalNote) result.notes.push(retrievalNote);
+    result.notes.push(...(retrievalNote ? [retrievalNote] : []), ...mediaNotes);
 
     // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.
     const mode = request.compaction ?? 'auto';

@@ -17,6 +17,7 @@ import { AppError } from '../../shared/errors.js';
 import type { CompactionService } from '../compaction/compaction.service.js';
 import type { BlobMeta } from '../sessions/blobs.repository.js';
 import type { ChannelMediaRepository } from '../channels/channel-media.repository.js';
+import type { PlatformMediaService } from '../platforms/platform-media.service.js';
 import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
 import { builtinToolsFor, channelToolNames, isBuiltinToolName, toolInputSchemas } from './tools.schemas.js';
 import { isTextMediaType, type BlobsService } from '../sessions/blobs.service.js';
@@ -58,6 +59,8 @@ export function createToolsService(deps: {
   context: Pick<ContextService, 'lastDeferredTools'>;
   blobs: Pick<BlobsService, 'findMeta' | 'read' | 'readText'>;
   channelMedia: Pick<ChannelMediaRepository, 'findReferencingMessage'>;
+  /** Fetches platform files the returned messages name, so their refs carry artifact ids (issue 13). */
+  platformMedia?: Pick<PlatformMediaService, 'fetchMissing'>;
   idempotency: Pick<IdempotencyService, 'runRecorded'>;
   compaction: Pick<CompactionService, 'compact'>;
   clock: Clock;
@@ -248,14 +251,28 @@ export function createToolsService(deps: {
       case 'channel_messages': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_messages']>;
         if (input.media_artifact_id) return channelMedia(scope, input.media_artifact_id);
-        return json(
-          await deps.channels.getChannelMessages({
-            ...scope,
-            ...(input.thread_id ? { threadId: input.thread_id } : {}),
-            ...(input.message_ids ? { messageIds: input.message_ids } : {}),
-            ...(input.max_replies ? { maxReplies: input.max_replies } : {}),
-          }),
-        );
+        const found = await deps.channels.getChannelMessages({
+          ...scope,
+          ...(input.thread_id ? { threadId: input.thread_id } : {}),
+          ...(input.message_ids ? { messageIds: input.message_ids } : {}),
+          ...(input.max_replies ? { maxReplies: input.max_replies } : {}),
+        });
+        // Platform files these messages name are fetched now, so the agent can ask for them by
+        // media_artifact_id; what could not be fetched is said in media_notes.
+        const views = [found.thread?.root, ...(found.thread?.replies ?? []), ...(found.messages ?? [])];
+        const mediaNotes = deps.platformMedia
+          ? await deps.platformMedia.fetchMissing(
+              scope,
+              views.flatMap((view) =>
+                (view?.media ?? []).map((ref, i) => ({
+                  ref,
+                  messageId: view!.message_id,
+                  replace: (fetched: typeof ref) => (view!.media[i] = fetched),
+                })),
+              ),
+            )
+          : [];
+        return json(mediaNotes.length > 0 ? { ...found, media_notes: mediaNotes } : found);
       }
       case 'read_result': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['read_result']>;

@@ -10,7 +10,7 @@ export const platformName = z
 // eslint-disable-next-line no-control-regex -- NUL is exactly what must be refused
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const isStorableText = (value: string) => !UNSTORABLE.test(value);
-const storable = (schema: z.ZodString) =>
+export const storable = (schema: z.ZodString) =>
   schema.refine(isStorableText, 'contains NUL or an unpaired surrogate, which cannot be stored');
 const id = storable(z.string().min(1).max(256));
 const isoTime = z.iso.datetime({ offset: true });

@@ -113,6 +113,8 @@ export interface MediaCandidate {
   source_thread_id: string | null;
   /** The content block to attach (image or document). */
   block: Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam;
+  /** Tokens by the provider's rule when known (an image's size from its header); else estimated. */
+  tokens?: number;
 }
 
 export interface Attachment {

@@ -222,7 +222,7 @@ function chooseMedia(input: AssembleInput, estimator: TokenEstimator, recovery: 
       source_message_id: m.source_message_id,
       source_thread_id: m.source_thread_id,
       disposition,
-      tokens: disposition === 'referenced' ? 0 : estimator.content([m.block]),
+      tokens: disposition === 'referenced' ? 0 : (m.tokens ?? estimator.content([m.block])),
     };
     ids.add(m.artifact_id);
     hashes.add(m.sha256);

@@ -1,0 +1,34 @@
+// The channel repository as the read side sees it: authors stored by id only come back with the
+// user directory's display name (src/modules/platforms). Ingest keeps the unwrapped repository, so
+// directory names are never written into messages.
+import type { Executor } from '../../db/client.js';
+import type { ChannelsRepository } from './channels.repository.js';
+import type { StoredMessage } from './channel-rows.repository.js';
+
+export interface AuthorNames {
+  fillNames<T extends StoredMessage>(tenantId: string, messages: T[]): Promise<T[]>;
+}
+
+type Params<K extends keyof ChannelsRepository> = Parameters<ChannelsRepository[K]>[0];
+
+export function withAuthorNames(repo: ChannelsRepository, names: AuthorNames): ChannelsRepository {
+  return {
+    ...repo,
+    getMessages: async (scope: Params<'getMessages'>, tx?: Executor) =>
+      names.fillNames(scope.tenantId, await repo.getMessages(scope, tx)),
+    getRow: async (scope: Params<'getRow'>, tx?: Executor) => {
+      const row = await repo.getRow(scope, tx);
+      return row ? ((await names.fillNames(scope.tenantId, [row]))[0] ?? row) : null;
+    },
+    topLevelBefore: async (scope: Params<'topLevelBefore'>, tx?: Executor) =>
+      names.fillNames(scope.tenantId, await repo.topLevelBefore(scope, tx)),
+    neighbours: async (scope: Params<'neighbours'>, tx?: Executor) =>
+      names.fillNames(scope.tenantId, await repo.neighbours(scope, tx)),
+    threadReplies: async (scope: Params<'threadReplies'>, tx?: Executor) => {
+      const result = await repo.threadReplies(scope, tx);
+      return { ...result, replies: await names.fillNames(scope.tenantId, result.replies) };
+    },
+    listMessages: async (scope: Params<'listMessages'>, tx?: Executor) =>
+      names.fillNames(scope.tenantId, await repo.listMessages(scope, tx)),
+  };
+}
