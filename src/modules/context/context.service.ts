@@ -4,7 +4,6 @@
 // with the channel context when truncation left out the turn that carried it), then 3b. compact
 // before replying when the budget makes it unavoidable, or schedule it; 4. unless dry_run, record
 // the rendered user turn with its audit row (context.record.ts).
-
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../shared/clock.js';
@@ -52,7 +51,6 @@ import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
 import { payloadBytes } from './core/payload-layout.js';
-
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
 
@@ -175,16 +173,19 @@ export function createContextService(deps: {
     const hasChannel = Boolean(session.platform && session.channelId);
     const canAttachChannelContext = hasChannel && anchor !== null && include.snapshot !== false;
     // Loaded with the history while the lane has none attached; when the turn that carried it may
-    // have left the payload, only after an assembly without it says so (below).
+    // have left the payload, only after an assembly without it says so (below). Backfill notes: readNotes.
+    const readNotes: string[] = [];
     const loadChannelContext = () =>
-      deps.channels.loadAnchorContext({
-        tenantId,
-        platform: session.platform!,
-        channelId: session.channelId!,
-        messageId: anchor!.message_id,
-        anchor: found!.row,
-        threadBudget: config.THREAD_BUDGET,
-      });
+      deps.channels
+        .loadAnchorContext({
+          tenantId,
+          platform: session.platform!,
+          channelId: session.channelId!,
+          messageId: anchor!.message_id,
+          anchor: found!.row,
+          threadBudget: config.THREAD_BUDGET,
+        })
+        .then((loaded) => (readNotes.push(...loaded.notes), loaded));
     const limit = retrievalLimit(request.budget?.max_context_tokens);
     const provisionalNow = anchor
       ? new Date(anchor.ts)
@@ -313,8 +314,7 @@ export function createContextService(deps: {
     if (result.reattachChannelContext && canAttachChannelContext) {
       result = assemble(await loadChannelContext());
     }
-
-    if (retrievalNote) result.notes.push(retrievalNote);
+    result.notes.push(...(retrievalNote ? [retrievalNote] : []), ...readNotes);
 
     // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.
     const mode = request.compaction ?? 'auto';
