@@ -37,19 +37,21 @@ export interface PlatformRateLimiter {
 
 /**
  * A fixed-window limiter lets 2N through in a minute that straddles two windows. So the limit is
- * enforced as `points` calls per `seconds`-long window, chosen so that the windows any 60 s can
- * touch (60/seconds + 1 of them) hold at most `perMinute` calls together, with the highest
- * sustained rate. 40/min → 3 calls per 5 s: never more than 39 in any 60 s, 36/min sustained.
+ * enforced as `points` calls per `seconds`-long window, chosen so that the windows any period
+ * can touch (period/seconds + 1 of them, as windows never overlap) hold at most `limit` calls
+ * together, with the highest sustained rate. 40/min → 3 calls per 5 s: never more than 39 in any
+ * 60 s, 36/min sustained.
  */
-export function limiterWindow(perMinute: number): { points: number; seconds: number } {
+export function limiterWindow(limit: number, periodSeconds = 60): { points: number; seconds: number } {
   let best: { points: number; seconds: number; rate: number } | null = null;
-  for (const seconds of [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60]) {
-    const points = Math.floor(perMinute / (60 / seconds + 1));
+  for (let seconds = 1; seconds <= periodSeconds; seconds += 1) {
+    if (periodSeconds % seconds !== 0) continue;
+    const points = Math.floor(limit / (periodSeconds / seconds + 1));
     if (points < 1) continue;
-    const rate = (points * 60) / seconds;
+    const rate = points / seconds;
     if (!best || rate > best.rate) best = { points, seconds, rate };
   }
-  if (!best) throw new RangeError('a platform rate limit below 2 calls per minute cannot be held');
+  if (!best) throw new RangeError(`a limit below 2 calls per ${periodSeconds} s cannot be held`);
   return { points: best.points, seconds: best.seconds };
 }
 
@@ -62,12 +64,15 @@ export function createPlatformRateLimiter(options: {
   redis: Redis | null;
   /** Key prefix in Redis (replicas of one deployment share it). */
   prefix: string;
-  perMinute: number;
+  /** Calls per period (PLATFORM_RATE_LIMIT_PER_MINUTE). */
+  limit: number;
+  /** The limit's period (60: per minute; tests shorten it to watch many periods). */
+  periodSeconds?: number;
   overflow: 'queue' | 'degrade';
   /** queue: the longest one call waits for a slot before it degrades. */
   queueMaxMs: number;
 }): PlatformRateLimiter {
-  const { points, seconds } = limiterWindow(options.perMinute);
+  const { points, seconds } = limiterWindow(options.limit, options.periodSeconds ?? 60);
   const keyPrefix = `${options.prefix}platform-calls`;
   const memory = new RateLimiterMemory({ keyPrefix, points, duration: seconds });
   const limiter: RateLimiterAbstract = options.redis
