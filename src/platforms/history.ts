@@ -12,7 +12,7 @@ export const SLACK_HISTORY_MAX_LIMIT = 999;
 export const SLACK_REPLIES_MAX_LIMIT = 1000;
 export const DISCORD_MESSAGES_MAX_LIMIT = 100;
 
-/** Metadata key of a backfilled Slack root: how many replies the platform said the thread has. */
+/** Metadata key of a backfilled root: how many replies the platform said its thread has. */
 export const PLATFORM_REPLY_COUNT = 'platform_reply_count';
 
 export interface HistoryPage {
@@ -89,7 +89,15 @@ export function discordHistoryPage(
       d,
       ...(options.threadId ? { parent_channel_id: channelId } : {}),
     });
-    events.push(...adaptedEvents('discord', envelope('MESSAGE_CREATE'), receivedAt));
+    // A thread's starter message says how many messages its thread holds.
+    const threadCount = isRecord(message.thread) ? num(message.thread.message_count) : undefined;
+    events.push(
+      ...adaptedEvents('discord', envelope('MESSAGE_CREATE'), receivedAt).map((event) =>
+        event.type === 'message.created' && event.message_id === id && threadCount !== undefined
+          ? { ...event, metadata: { ...event.metadata, [PLATFORM_REPLY_COUNT]: threadCount } }
+          : event,
+      ),
+    );
     if (str(message.edited_timestamp))
       events.push(...adaptedEvents('discord', envelope('MESSAGE_UPDATE'), receivedAt));
   }

@@ -68,6 +68,12 @@ export interface HistoryReport extends BackfillOutcome {
   pages: number;
 }
 
+/** The platform's "before this message" for an anchor: Slack `latest` (a ts), Discord `before` (a snowflake). */
+function beforeAnchor(platform: string, anchor: { messageId: string; ts: number }): string | undefined {
+  if (platform === 'slack') return slackTs(anchor.messageId) ?? (anchor.ts / 1000).toFixed(6);
+  return /^\d{1,20}$/.test(anchor.messageId) ? anchor.messageId : undefined;
+}
+
 const none = (status: BackfillOutcome['status']): BackfillOutcome => ({
   status,
   calls: 0,
@@ -80,7 +86,12 @@ export function createBackfillService(deps: {
   backfills: BackfillRepository;
   ingest: Pick<IngestService, 'ingest'>;
   api: PlatformHistoryApi;
-  credentials: { credentialFor(tenantId: string, platform: string): Promise<PlatformCredential | null> };
+  credentials: {
+    credentialFor(params: {
+      tenantId: string;
+      platform: PlatformCredential['platform'];
+    }): Promise<PlatformCredential | null>;
+  };
   locks: LockManager;
   clock: Clock;
   enabled: boolean;
@@ -91,7 +102,10 @@ export function createBackfillService(deps: {
 
   async function credentialOf(scope: ChannelScope): Promise<PlatformCredential | null> {
     if (!deps.enabled || !HISTORY_PLATFORMS.has(scope.platform)) return null;
-    return deps.credentials.credentialFor(scope.tenantId, scope.platform);
+    return deps.credentials.credentialFor({
+      tenantId: scope.tenantId,
+      platform: scope.platform as PlatformCredential['platform'],
+    });
   }
 
   /** One API call for one page of history. */
@@ -167,17 +181,12 @@ export function createBackfillService(deps: {
   return {
     /**
      * A channel whose adjacency window before `anchor` is not full: one page of the history
-     * before the anchor, once per channel.
+     * before the anchor (null: the newest page), once per channel.
      */
-    channel(scope: ChannelScope, anchor: { messageId: string; ts: number }): Promise<BackfillOutcome> {
+    channel(scope: ChannelScope, anchor: { messageId: string; ts: number } | null): Promise<BackfillOutcome> {
       return once({ ...scope, threadId: CHANNEL_HISTORY }, 'channel', async (credential) => {
         const limit = READ_PAGE[scope.platform as 'slack' | 'discord'];
-        const before =
-          scope.platform === 'slack'
-            ? (slackTs(anchor.messageId) ?? (anchor.ts / 1000).toFixed(6))
-            : /^\d{1,20}$/.test(anchor.messageId)
-              ? anchor.messageId
-              : undefined;
+        const before = anchor ? beforeAnchor(scope.platform, anchor) : undefined;
         const page = await fetchPage(scope, credential, { limit, ...(before ? { before } : {}) });
         await store({ ...scope, threadId: CHANNEL_HISTORY }, page.events, {
           messages: page.count,
@@ -216,10 +225,14 @@ export function createBackfillService(deps: {
      * The channel's whole top-level history (up to `maxMessages`), newest first, in full pages;
      * each page is ingested as it comes, the mark written at the end.
      */
-    async history(scope: ChannelScope, options: { maxMessages: number }): Promise<HistoryReport> {
+    async history(
+      scope: ChannelScope,
+      options: { maxMessages: number; pageSize?: number },
+    ): Promise<HistoryReport> {
       const credential = await credentialOf(scope);
       if (!credential) return { ...none('unavailable'), complete: false, pages: 0 };
-      const limit = scope.platform === 'slack' ? SLACK_HISTORY_MAX_LIMIT : DISCORD_MESSAGES_MAX_LIMIT;
+      const max = scope.platform === 'slack' ? SLACK_HISTORY_MAX_LIMIT : DISCORD_MESSAGES_MAX_LIMIT;
+      const limit = Math.min(max, Math.max(1, options.pageSize ?? max));
       let calls = 0;
       let messages = 0;
       let next: string | null = null;

@@ -217,22 +217,25 @@ export function createChannelsService(deps: {
     },
 
     /**
-     * `channel_context`: a channel with fewer stored top-level messages than a snapshot shows
-     * gets its history fetched once (as a snapshot read would); returns the notes.
+     * `channel_context`: a channel with fewer stored top-level messages than a snapshot shows gets
+     * its newest history fetched once (as a snapshot read would); returns the notes.
      */
-    async ensureChannelHistory(scope: ChannelScope, now: Date): Promise<ReadNotes> {
+    async ensureChannelHistory(scope: ChannelScope): Promise<ReadNotes> {
       if (!backfill) return [];
-      const at = now.getTime();
-      const stored = await channels.topLevelBefore({
-        ...scope,
-        ts: at + 1,
-        messageId: '',
-        limit: DEFAULT_ADJACENT_COUNT,
-        repliesFrom: at,
-        repliesTo: at,
-      });
+      const lastTs = (await channels.getChannel(scope))?.lastTs ?? null;
+      const stored =
+        lastTs === null
+          ? []
+          : await channels.topLevelBefore({
+              ...scope,
+              ts: lastTs + 1,
+              messageId: '',
+              limit: DEFAULT_ADJACENT_COUNT,
+              repliesFrom: lastTs,
+              repliesTo: lastTs,
+            });
       if (!channelIsCold({ storedBefore: stored.length, wanted: DEFAULT_ADJACENT_COUNT })) return [];
-      const outcome = await backfill.channel(scope, { messageId: '', ts: at + 1 });
+      const outcome = await backfill.channel(scope, null);
       return outcome.note ? [outcome.note] : [];
     },
 

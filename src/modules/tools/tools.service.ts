@@ -236,7 +236,7 @@ export function createToolsService(deps: {
       case 'channel_context': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_context']>;
         // A channel the store barely knows has its history fetched once (docs/channels.md, Backfill).
-        const notes = await deps.channels.ensureChannelHistory(scope, deps.clock.now());
+        const notes = await deps.channels.ensureChannelHistory(scope);
         const found = await deps.channelSearch.searchChannel({
           ...scope,
           intent: input.intent,
