@@ -1,13 +1,18 @@
 // `npm run keys -- create --tenant T [--name N]` | `list --tenant T` | `revoke --tenant T --id ID`
-// | `secret --tenant T --platform slack --value S`: the admin surface for tenants, keys and secrets.
+// | `secret --tenant T --platform slack --value S`
+// | `platform-token --tenant T --platform slack --value xoxb-… [--workspace T0…]` (sealed like PUT
+// /v1/platforms/{platform}/credentials): the admin surface for tenants, keys, secrets and bot tokens.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { DataDirInUseError, holdDataDir, type DataDirLock } from '../src/db/data-dir-lock.js';
 import { embeddedDataDir } from '../src/deps.js';
 import { runMigrations } from '../src/db/migrate.js';
-import { uuidV7Ids } from '../src/shared/clock.js';
+import { systemClock, uuidV7Ids } from '../src/shared/clock.js';
 import { createTenantsRepository, generateApiKey } from '../src/modules/tenants/tenants.repository.js';
+import { createPlatformCredentialsRepository } from '../src/modules/platforms/platform-credentials.repository.js';
+import { createPlatformCredentialsService } from '../src/modules/platforms/platform-credentials.service.js';
+import { supportedPlatforms, type SupportedPlatform } from '../src/platforms/index.js';
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -18,10 +23,11 @@ const { values } = parseArgs({
     id: { type: 'string' },
     platform: { type: 'string' },
     value: { type: 'string' },
+    workspace: { type: 'string' },
   },
 });
 const usage =
-  'usage: npm run keys -- create --tenant T [--name N] | list --tenant T | revoke --tenant T --id ID | secret --tenant T --platform P --value S';
+  'usage: npm run keys -- create --tenant T [--name N] | list --tenant T | revoke --tenant T --id ID | secret --tenant T --platform P --value S | platform-token --tenant T --platform P --value TOKEN [--workspace W]';
 if (!command || !values.tenant) {
   console.error(usage);
   process.exit(2);
@@ -64,6 +70,26 @@ try {
       await tenants.ensureTenant({ tenantId });
       await tenants.setSecret({ tenantId, platform: values.platform, secret: values.value });
       console.log(`secret for ${values.platform} stored`);
+      break;
+    }
+    case 'platform-token': {
+      const platform = values.platform as SupportedPlatform | undefined;
+      if (!platform || !supportedPlatforms.includes(platform) || !values.value) {
+        throw new Error(`--platform (${supportedPlatforms.join(', ')}) and --value are required`);
+      }
+      await tenants.ensureTenant({ tenantId });
+      const service = createPlatformCredentialsService({
+        credentials: createPlatformCredentialsRepository(database.db),
+        clock: systemClock,
+        tokenKey: config.PLATFORM_TOKEN_KEY,
+      });
+      const { view } = await service.put({
+        tenantId,
+        platform,
+        botToken: values.value,
+        ...(values.workspace ? { workspaceId: values.workspace } : {}),
+      });
+      console.log(JSON.stringify(view));
       break;
     }
     default:

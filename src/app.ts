@@ -41,7 +41,16 @@ function loggerOptions(deps: AppDeps, options: BuildAppOptions): FastifyServerOp
   return {
     level: deps.config.LOG_LEVEL,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-telegram-bot-api-secret-token"]'],
+      // Bodies are not logged; the platform-token paths guard any log line that carries one.
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-telegram-bot-api-secret-token"]',
+        'req.body.bot_token',
+        'body.bot_token',
+        '*.bot_token',
+        'credential.token',
+        '*.credential.token',
+      ],
       censor: '[redacted]',
     },
     ...(options.logger?.stream ? { stream: options.logger.stream } : {}),

@@ -73,6 +73,18 @@ const trustProxy = optionalString.transform((v, ctx): boolean | string[] => {
   return entries;
 });
 
+/** A comma list of addresses or CIDRs (`127.0.0.1`, `10.0.0.0/8`, `fd00::/8`). */
+const cidrList = optionalString.transform((v, ctx): string[] => {
+  if (v === undefined) return [];
+  const entries = v.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isTrustedProxy(e) || !isIP(e.split('/')[0] ?? ''));
+  if (bad.length > 0) {
+    ctx.addIssue({ code: 'custom', message: `expected addresses/CIDRs; not valid: "${bad.join('", "')}"` });
+    return z.NEVER;
+  }
+  return entries;
+});
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('0.0.0.0'),
@@ -134,6 +146,41 @@ export const configSchema = z.object({
   BLOB_LIMIT_BYTES: int(25 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: int(6000),
   TRUST_PROXY: trustProxy,
+  /** Platform Web API base URLs (tests point them at local fakes). */
+  SLACK_API_URL: z.url().default('https://slack.com/api'),
+  DISCORD_API_URL: z.url().default('https://discord.com/api/v10'),
+  TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+  /** A platform API call (or one media download) unanswered this long fails. */
+  PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** Largest platform API (JSON) reply read; a longer one is cut off and fails. */
+  PLATFORM_RESPONSE_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
+  /**
+   * Addresses/CIDRs platform calls and media downloads may connect to although they are private,
+   * loopback or link-local (refused by default: a media URL must not reach the internal network).
+   */
+  PLATFORM_FETCH_ALLOW: cidrList,
+  /**
+   * 32 bytes (64 hex characters or base64) that encrypt stored bot tokens (AES-256-GCM); unset:
+   * tokens are stored as given (still never returned or logged).
+   */
+  PLATFORM_TOKEN_KEY: optionalString.pipe(
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const key = /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+        if (key.length !== 32) {
+          ctx.addIssue({ code: 'custom', message: 'expected 32 bytes as 64 hex characters or base64' });
+          return z.NEVER;
+        }
+        return key;
+      }),
+  ),
   /** Platform API calls (backfill) per minute per tenant, platform and workspace, across all replicas. */
   PLATFORM_RATE_LIMIT_PER_MINUTE: z.coerce
     .number()

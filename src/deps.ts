@@ -15,6 +15,7 @@ import { holdDataDir, type DataDirLock } from './db/data-dir-lock.js';
 import { runMigrations } from './db/migrate.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { createTokenEstimator, type TokenEstimator } from './shared/tokens.js';
+import type { PlatformCallGate } from './platforms/api/platform-call.js';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +34,11 @@ export interface AppDeps {
    * (none without a key: the extractive summarizer). Tests inject one pointed at a local fake.
    */
   llm?: Anthropic | null;
+  /**
+   * Passed before every platform API call (src/platforms/api): a shared rate limiter per (tenant,
+   * platform, workspace). Unset: every call goes.
+   */
+  platformGate?: PlatformCallGate;
   /** Embedded mode: this process's hold on DATA_DIR (src/db/data-dir-lock.ts), released by closeDeps. */
   dataDirLock?: DataDirLock;
 }

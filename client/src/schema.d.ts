@@ -653,6 +653,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platforms/{platform}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a bot token is stored for the platform (its last 4 characters at most) */
+        get: operations["getPlatformCredentials"];
+        /** Store the tenant's bot token for a platform (replaces any stored one; never returned) */
+        put: operations["putPlatformCredentials"];
+        post?: never;
+        /** Forget the platform's bot token (idempotent: 204 also when none was stored) */
+        delete: operations["deletePlatformCredentials"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6783,6 +6802,310 @@ export interface operations {
             };
             /** @description Not found (another tenant's ids are not found either) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlatformCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a platform whose API contextd can call */
+                platform: "slack" | "telegram" | "discord";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        platform: "slack" | "telegram" | "discord";
+                        configured: boolean;
+                        workspace_id: string | null;
+                        token_hint: string | null;
+                        encrypted: boolean;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putPlatformCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key and body replay the first reply; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description a platform whose API contextd can call */
+                platform: "slack" | "telegram" | "discord";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Slack xoxb-…, Discord bot token, Telegram <id>:<secret>; stored, never returned */
+                    bot_token: string;
+                    /** @description Slack team id (T…) or Discord guild id the token is used in; not for Telegram */
+                    workspace_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        platform: "slack" | "telegram" | "discord";
+                        configured: boolean;
+                        workspace_id: string | null;
+                        token_hint: string | null;
+                        encrypted: boolean;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        platform: "slack" | "telegram" | "discord";
+                        configured: boolean;
+                        workspace_id: string | null;
+                        token_hint: string | null;
+                        encrypted: boolean;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency.key_reused`: another body under this key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlatformCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key and body replay the first reply; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description a platform whose API contextd can call */
+                platform: "slack" | "telegram" | "discord";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency.key_reused`: another body under this key */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -411,5 +411,8 @@ export const agentSettings = pgTable(
 // The audit and operations tables (context log, payload parts, idempotency, usage, runs, fences).
 export * from './schema-audit.js';
 
+// Platform bot tokens and the user directory (issue 13).
+export * from './schema-platforms.js';
+
 // Which channels and threads were backfilled from the platform API (issue 13).
 export * from './schema-backfill.js';

@@ -108,6 +108,11 @@ export const apiTags = [
     description: 'Long-term memories (facts, preferences, summaries) and search across them.',
   },
   { name: 'blobs', description: 'Bytes of media and offloaded tool results, deduplicated by SHA-256.' },
+  {
+    name: 'platforms',
+    description:
+      "A tenant's bot tokens for the platforms' own APIs (stored sealed, never returned): with one, contextd can resolve author names and fetch media bytes.",
+  },
   { name: 'agents', description: "Per-agent settings and system sections shared by the agent's sessions." },
   {
     name: 'tenancy',

@@ -14,6 +14,7 @@ import { eventsRoutes } from './channels/events.routes.js';
 import { webhooksRoutes } from './channels/webhooks.routes.js';
 import { channelsRoutes } from './channels/channels.routes.js';
 import { compactionRoutes } from './compaction/compaction.routes.js';
+import { platformsRoutes } from './platforms/platforms.routes.js';
 
 export async function registerV1Routes(
   app: FastifyInstance,
@@ -33,4 +34,5 @@ export async function registerV1Routes(
   await app.register(toolsRoutes(services), { prefix: '/v1' });
   await app.register(lanesRoutes(services), { prefix: '/v1' });
   await app.register(compactionRoutes(services), { prefix: '/v1' });
+  await app.register(platformsRoutes(services), { prefix: '/v1' });
 }

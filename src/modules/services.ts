@@ -14,6 +14,7 @@ import { createChunksService } from './memory/chunks.service.js';
 import { createRetentionRepository } from './retention/retention.repository.js';
 import { createRetentionService } from './retention/retention.service.js';
 import { createCompactionModule } from './compaction/compaction.module.js';
+import { createPlatformsModule } from './platforms/platforms.module.js';
 
 export function createServices(deps: AppDeps) {
   const db = deps.database.db;
@@ -45,6 +46,7 @@ export function createServices(deps: AppDeps) {
     }),
     memorySearch: createMemorySearchService({ search: createSearchRepository(db), clock: deps.clock }),
     chunks,
+    ...createPlatformsModule(deps),
     retention: createRetentionService({
       retention: createRetentionRepository(db),
       locks: deps.locks,
