@@ -30,7 +30,11 @@ export function createServices(deps: AppDeps) {
       entries,
     }),
   );
-  const channelServices = createChannelServices(deps);
+  const platforms = createPlatformsModule(deps);
+  const channelServices = createChannelServices(deps, {
+    apis: platforms.platformApis,
+    credentials: platforms.platformCredentials,
+  });
   // Edits and deletes of channel messages rebuild the transcript chunks that quoted them.
   channelServices.ingest.addChangeHook((tx, params) => chunks.onChannelMessagesChanged(tx, params));
   const services = {
@@ -46,7 +50,7 @@ export function createServices(deps: AppDeps) {
     }),
     memorySearch: createMemorySearchService({ search: createSearchRepository(db), clock: deps.clock }),
     chunks,
-    ...createPlatformsModule(deps),
+    ...platforms,
     retention: createRetentionService({
       retention: createRetentionRepository(db),
       locks: deps.locks,

@@ -3,6 +3,7 @@
 // goes through the platform client, whose gate is the shared per-workspace rate limiter; a
 // refused or failed call leaves the store as it was and becomes a "may be stale" note.
 import type { Clock } from '../../shared/clock.js';
+import type { PlatformCredential } from '../../platforms/api/platform-call.js';
 import type { Db } from '../../db/client.js';
 import type { LockManager } from '../../coord/lock.js';
 import type { ChannelEvent } from './core/channel-events.js';
@@ -27,14 +28,6 @@ const HISTORY_PLATFORMS = new Set(['slack', 'discord']);
 export const READ_PAGE = { slack: 200, discord: DISCORD_MESSAGES_MAX_LIMIT } as const;
 /** A thread longer than this many pages is cut (the most recent pages are what a read shows). */
 const MAX_THREAD_PAGES = 10;
-
-/** A tenant's token for one platform (as the platform clients take it). */
-export interface PlatformCredential {
-  tenantId: string;
-  platform: 'slack' | 'discord' | 'telegram';
-  token: string;
-  workspaceId: string | null;
-}
 
 /**
  * The platform clients' history calls as backfill uses them; every call passes the clients'
