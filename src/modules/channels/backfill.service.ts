@@ -161,7 +161,8 @@ export function createBackfillService(deps: {
       return { ...none('failed'), note: staleNote(scope.platform, what, { kind: 'busy' }) };
     }
     try {
-      if (await backfills.getMark(scope)) return none('marked');
+      // Another replica backfilled it while this one waited: its rows are there to read.
+      if (await backfills.getMark(scope)) return none('fetched');
       return await work(credential);
     } catch (error) {
       const failure: BackfillFailure = backfillFailure(error);
