@@ -101,6 +101,16 @@ describe('Discord history pages', () => {
       ['message.edited', 'P1', '200'],
     ]);
     expect(page.events[0]).toMatchObject({ thread_id: 'T9', topic_id: 'T9' });
+    // A thread's starter message carries its thread's size: the thread is cold until that many are stored.
+    const starter = discordHistoryPage(
+      'P1',
+      [message('400', { channel_id: 'P1', thread: { id: '400', message_count: 9 } })],
+      at,
+      {
+        limit: 100,
+      },
+    );
+    expect(starter.events[0]).toMatchObject({ message_id: '400', metadata: { [PLATFORM_REPLY_COUNT]: 9 } });
     // A short page is the end.
     expect(discordHistoryPage('P1', [message('1')], at, { limit: 100 }).next).toBeNull();
   });
