@@ -273,6 +273,30 @@ describe('Slack', () => {
     expect(JSON.stringify(healed.json().payload)).toContain('old message 9');
   });
 
+  it('channel_context on a channel the store barely knows: one conversations.history, then none', async () => {
+    fakeChannel('CSEARCH', 30);
+    await ingestSlack(tenant, 'CSEARCH', [{ message_id: tsOf(30), ts: isoOf(30), text: 'anything new?' }]);
+    const session = await tenant.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: 'CSEARCH' },
+    });
+    const id = session.json().session.id as string;
+    const history = calls(slack, 'conversations.history');
+    const search = () =>
+      tenant.inject({
+        method: 'POST',
+        url: `/v1/sessions/${id}/tools/channel_context`,
+        payload: { input: { intent: 'old message 12' } },
+      });
+    const first = await search();
+    expect(first.statusCode).toBe(200);
+    expect(JSON.stringify(first.json())).toContain('old message 12');
+    expect(JSON.stringify(first.json())).not.toContain('may be stale');
+    await search();
+    expect(calls(slack, 'conversations.history')).toBe(history + 1);
+  });
+
   // Last of the Slack tests: it leaves the workspace held back for Retry-After.
   it('a platform 429: the read degrades, and Retry-After holds the workspace back', async () => {
     fakeChannel('C429', 5, { 0: 2, 1: 2 });
