@@ -198,6 +198,13 @@ describe('Slack', () => {
     }
     const listed = await tenant.inject({ method: 'GET', url: '/v1/channels/slack/CFAIL/messages' });
     expect(listed.json().messages).toHaveLength(1);
+    const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(
+      /contextd_backfills_total\{platform="slack",scope="channel",outcome="failed"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /contextd_backfills_total\{platform="slack",scope="channel",outcome="fetched"\} [1-9]/,
+    );
     slack.mode = 'ok';
     const healed = await tenant.inject({
       method: 'GET',

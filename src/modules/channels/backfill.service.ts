@@ -20,6 +20,7 @@ import {
 } from '../../platforms/history.js';
 import { slackTs } from '../../platforms/slack.js';
 import { backfillFailure, staleNote, type BackfillFailure } from './core/backfill-plan.js';
+import type { BackfillMetrics } from './channels.metrics.js';
 
 /** Platforms with a history API. Telegram bots have none. */
 const HISTORY_PLATFORMS = new Set(['slack', 'discord']);
@@ -90,6 +91,7 @@ export function createBackfillService(deps: {
   enabled: boolean;
   /** How long a read waits for another replica's backfill of the same channel or thread. */
   lockWaitMs: number;
+  metrics?: BackfillMetrics;
 }) {
   const { db, backfills, api, clock } = deps;
 
@@ -163,9 +165,13 @@ export function createBackfillService(deps: {
     try {
       // Another replica backfilled it while this one waited: its rows are there to read.
       if (await backfills.getMark(scope)) return none('fetched');
-      return await work(credential);
+      const outcome = await work(credential);
+      deps.metrics?.observe(scope.platform, what, 'fetched', outcome.calls);
+      return outcome;
     } catch (error) {
       const failure: BackfillFailure = backfillFailure(error);
+      // A refused or failed call counts once; the calls of a thread's earlier pages are not known here.
+      deps.metrics?.observe(scope.platform, what, 'failed', 0);
       return { ...none('failed'), note: staleNote(scope.platform, what, failure) };
     } finally {
       await lock.release();

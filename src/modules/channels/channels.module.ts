@@ -8,7 +8,7 @@ import { createChannelsRepository } from './channels.repository.js';
 import { createChannelSearchService } from './channel-search.service.js';
 import { createChannelsService } from './channels.service.js';
 import { createIngestService } from './ingest.service.js';
-import { createIngestMetrics } from './channels.metrics.js';
+import { createBackfillMetrics, createIngestMetrics } from './channels.metrics.js';
 import { createBackfillRepository } from './backfill.repository.js';
 import { createBackfillService, type PlatformHistoryApi } from './backfill.service.js';
 
@@ -42,6 +42,7 @@ export function createChannelServices(
     enabled: deps.config.PLATFORM_BACKFILL,
     // Another replica's backfill may wait its turn at the limiter, then make its calls.
     lockWaitMs: deps.config.PLATFORM_RATE_QUEUE_MAX_MS + deps.config.PLATFORM_TIMEOUT_MS + 5_000,
+    metrics: createBackfillMetrics(deps.metrics.registry),
   });
   return {
     ingest,
