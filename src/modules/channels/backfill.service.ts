@@ -27,7 +27,10 @@ const HISTORY_PLATFORMS = new Set(['slack', 'discord']);
 
 /** A read-path channel backfill fetches one page: Slack's recommended 200, Discord's maximum. */
 export const READ_PAGE = { slack: 200, discord: DISCORD_MESSAGES_MAX_LIMIT } as const;
-/** A thread longer than this many pages is cut (the most recent pages are what a read shows). */
+/**
+ * A thread longer than this many pages stops there (its mark says `complete: false`): Slack pages
+ * from the oldest reply, Discord from the newest.
+ */
 const MAX_THREAD_PAGES = 10;
 
 /**
