@@ -105,6 +105,25 @@ describe('in-process limiter', () => {
   });
 });
 
+describe('Redis unreachable', () => {
+  it('the in-process insurance limiter keeps counting: the limit is never lifted', async () => {
+    // Nothing listens on port 1: the client never becomes ready.
+    const redis = connectRedis('redis://127.0.0.1:1');
+    redis.on('error', () => {});
+    redisClients.push(redis);
+    const limiter = createPlatformRateLimiter({
+      redis,
+      prefix: `rl-${randomUUID()}:`,
+      limit: 40,
+      overflow: 'degrade',
+      queueMaxMs: 0,
+    });
+    const permits = [];
+    for (let i = 0; i < 4; i += 1) permits.push(await limiter.acquire(key));
+    expect(permits.map((p) => p.granted)).toEqual([true, true, true, false]);
+  });
+});
+
 describe.skipIf(!TEST_REDIS_URL)('three replicas on one Redis', () => {
   async function replicas(prefix: string, overrides: { overflow?: 'queue' | 'degrade' } = {}) {
     const out = [];
