@@ -150,7 +150,7 @@ export function createBackfillService(deps: {
 
   /**
    * Runs `work` once per channel/thread across replicas: a read that finds another replica
-   * backfilling waits for it, then sees its mark.
+   * backfilling the channel waits for it, then sees its mark.
    */
   async function once(
     scope: ChannelScope & { threadId: string },
@@ -160,7 +160,9 @@ export function createBackfillService(deps: {
     const credential = await credentialOf(scope);
     if (!credential) return none('unavailable');
     if (await backfills.getMark(scope)) return none('marked');
-    const resource = `backfill:${JSON.stringify([scope.tenantId, scope.platform, scope.channelId, scope.threadId])}`;
+    // One lock per channel, not per thread: a Redis lock keeps a fence counter per resource for
+    // good, and channels are few where threads are not.
+    const resource = `backfill:${JSON.stringify([scope.tenantId, scope.platform, scope.channelId])}`;
     const lock = await deps.locks.acquire(resource, { waitMs: deps.lockWaitMs });
     if (!lock) {
       return { ...none('failed'), note: staleNote(scope.platform, what, { kind: 'busy' }) };
