@@ -183,6 +183,20 @@ export const configSchema = z.object({
         return key;
       }),
   ),
+  /** Platform API calls (backfill) per minute per tenant, platform and workspace, across all replicas. */
+  PLATFORM_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(2, 'must be at least 2: a fixed-window limiter cannot hold 1 call per minute')
+    .default(40),
+  /** Past the limit: `queue` waits for a slot (at most PLATFORM_RATE_QUEUE_MAX_MS), `degrade` serves what is stored. */
+  PLATFORM_RATE_OVERFLOW: z.enum(['queue', 'degrade']).default('queue'),
+  PLATFORM_RATE_QUEUE_MAX_MS: int(5_000),
+  /** Fetch missing channel and thread history from the platform on reads (needs the tenant's bot token). */
+  PLATFORM_BACKFILL: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -5155,6 +5155,8 @@ export interface operations {
                             has_media: boolean;
                             reactions: string[];
                         }[];
+                        /** @description present when history could not be fetched from the platform: the data may be stale */
+                        notes?: string[];
                     };
                 };
             };
@@ -5295,6 +5297,8 @@ export interface operations {
                             ] | null;
                         };
                         token_estimate: number;
+                        /** @description present when history could not be fetched from the platform: the data may be stale */
+                        notes?: string[];
                     };
                 };
             };

@@ -413,3 +413,6 @@ export * from './schema-audit.js';
 
 // Platform bot tokens and the user directory (issue 13).
 export * from './schema-platforms.js';
+
+// Which channels and threads were backfilled from the platform API (issue 13).
+export * from './schema-backfill.js';

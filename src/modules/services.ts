@@ -33,7 +33,11 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
   );
   // Platform tokens, clients and the user directory; channel reads show directory names (issue 13).
   const platforms = createPlatformsModule(deps, log);
-  const channelServices = createChannelServices(deps, { authorNames: platforms.userDirectory });
+  const channelServices = createChannelServices(
+    deps,
+    { apis: platforms.platformApis, credentials: platforms.platformCredentials },
+    { authorNames: platforms.userDirectory },
+  );
   // Authors that arrive by id only are queued for a name lookup as soon as they are ingested.
   channelServices.ingest.addIngestedHook(({ tenantId, events }) =>
     platforms.userResolver.scheduleAuthors(tenantId, events),

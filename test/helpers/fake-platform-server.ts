@@ -18,6 +18,8 @@ export interface LoggedRequest {
   method: string;
   path: string;
   authorization: string | undefined;
+  /** When the request arrived (Date.now()): rate-limit checks count calls per window. */
+  at: number;
 }
 
 export interface FakeServer {
@@ -44,6 +46,7 @@ export async function startFakeServer(
         method: req.method ?? 'GET',
         path: url.pathname,
         authorization: req.headers.authorization,
+        at: Date.now(),
       });
       Promise.resolve(handle(req, res, Buffer.concat(chunks), url)).catch((error: unknown) => {
         res.statusCode = 500;

@@ -1,5 +1,6 @@
 // Ingest's Prometheus series: channel events applied, by platform and outcome. Counted once the
-// batch is committed and not for an Idempotency-Key replay (docs/operations.md, Metrics).
+// batch is committed and not for an Idempotency-Key replay (docs/operations.md, Metrics). And
+// backfills from the platform, by outcome: a failed one is a read that served stale data.
 import { Counter, type Registry } from 'prom-client';
 import { supportedPlatforms } from '../../platforms/index.js';
 import type { IngestItemResult } from './ingest.service.js';
@@ -27,3 +28,26 @@ export function createIngestMetrics(registry: Registry) {
 }
 
 export type IngestMetrics = ReturnType<typeof createIngestMetrics>;
+
+export function createBackfillMetrics(registry: Registry) {
+  const backfills = new Counter({
+    name: 'contextd_backfills_total',
+    help: 'Backfills of cold channels and threads from the platform API, by platform, scope (channel, thread) and outcome (fetched, failed: served what is stored with a note)',
+    labelNames: ['platform', 'scope', 'outcome'] as const,
+    registers: [registry],
+  });
+  const calls = new Counter({
+    name: 'contextd_backfill_platform_calls_total',
+    help: 'Platform API calls made by backfills, by platform',
+    labelNames: ['platform'] as const,
+    registers: [registry],
+  });
+  return {
+    observe(platform: string, scope: 'channel' | 'thread', outcome: 'fetched' | 'failed', callsMade: number) {
+      backfills.inc({ platform: platformLabel(platform), scope, outcome });
+      if (callsMade > 0) calls.inc({ platform: platformLabel(platform) }, callsMade);
+    },
+  };
+}
+
+export type BackfillMetrics = ReturnType<typeof createBackfillMetrics>;

@@ -12,6 +12,7 @@ import {
   channelMessageSchema,
   channelParams,
   isoTime,
+  readNotes,
 } from './channels.schemas.js';
 
 export function channelsRoutes(services: Services): FastifyPluginAsyncZod {
@@ -28,7 +29,7 @@ export function channelsRoutes(services: Services): FastifyPluginAsyncZod {
             anchor: z.string().min(1).max(256).describe('message id of the anchor'),
             adjacent: z.coerce.number().int().min(0).max(200).default(DEFAULT_ADJACENT_COUNT),
           }),
-          response: { 200: channelSnapshotSchema },
+          response: { 200: channelSnapshotSchema.extend({ notes: readNotes }) },
         },
       },
       async (request) =>
@@ -58,7 +59,7 @@ export function channelsRoutes(services: Services): FastifyPluginAsyncZod {
               .describe(`tokens, default ${DEFAULT_THREAD_BUDGET}`),
             max_replies: z.coerce.number().int().min(0).max(1000).optional(),
           }),
-          response: { 200: threadContextSchema },
+          response: { 200: threadContextSchema.extend({ notes: readNotes }) },
         },
       },
       async (request) =>

@@ -58,3 +58,9 @@ export const channelMessageSchema = messageCore.extend({
 
 export const channelParams = z.object({ platform: platformName, channelId: z.string().min(1).max(256) });
 export const isoTime = z.iso.datetime({ offset: true });
+
+/** Present when the platform could not complete a cold channel or thread: what is shown may be stale. */
+export const readNotes = z
+  .array(z.string())
+  .optional()
+  .describe('present when history could not be fetched from the platform: the data may be stale');

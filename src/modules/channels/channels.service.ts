@@ -24,6 +24,9 @@ import type { MediaRefInput } from './core/channel-events.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import type { ChannelScope, ChannelsRepository, StoredMessage } from './channels.repository.js';
 import { channelMessageNotFound, channelThreadNotFound, cursorInvalid } from './channels.errors.js';
+import { channelIsCold, threadIsCold } from './core/backfill-plan.js';
+import { PLATFORM_REPLY_COUNT } from '../../platforms/history.js';
+import type { BackfillService } from './backfill.service.js';
 
 export const DEFAULT_MAX_REPLIES = 50;
 export const MAX_LIST_LIMIT = 500;
@@ -85,21 +88,33 @@ export function threadRootFor(anchor: StoredMessage): string | null {
   if (thread) return thread;
   const chainRoot = replyLaneRoot(anchor.laneKey, anchor.channelId);
   if (chainRoot) return chainRoot;
-  return anchor.replyCount > 0 ? anchor.messageId : null;
+  // A root fetched from the platform's history knows its replies before any is stored.
+  const platformReplies = anchor.metadata[PLATFORM_REPLY_COUNT];
+  return anchor.replyCount > 0 || (typeof platformReplies === 'number' && platformReplies > 0)
+    ? anchor.messageId
+    : null;
 }
 
-export function createChannelsService(deps: { channels: ChannelsRepository; estimator: TokenEstimator }) {
-  const { channels, estimator } = deps;
+/** Notes of a read that served stored data the platform could not complete ("may be stale"). */
+export type ReadNotes = string[];
+
+export function createChannelsService(deps: {
+  channels: ChannelsRepository;
+  estimator: TokenEstimator;
+  /** Fetches cold history from the platform (absent: reads serve what is stored). */
+  backfill?: Pick<BackfillService, 'channel' | 'thread'>;
+}) {
+  const { channels, estimator, backfill } = deps;
 
   async function snapshotFor(
     scope: ChannelScope,
     anchor: StoredMessage,
     adjacentCount: number,
+    notes: ReadNotes,
     budget?: number,
   ) {
     const window = lastHourWindow(anchor.ts);
-    const [channel, adjacent] = await Promise.all([
-      channels.getChannel(scope),
+    const readAdjacent = () =>
       channels.topLevelBefore({
         ...scope,
         ts: anchor.ts,
@@ -107,8 +122,14 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
         limit: adjacentCount,
         repliesFrom: window.from,
         repliesTo: window.to,
-      }),
-    ]);
+      });
+    let [channel, adjacent] = await Promise.all([channels.getChannel(scope), readAdjacent()]);
+    if (backfill && channelIsCold({ storedBefore: adjacent.length, wanted: adjacentCount })) {
+      const outcome = await backfill.channel(scope, { messageId: anchor.messageId, ts: anchor.ts });
+      if (outcome.note) notes.push(outcome.note);
+      if (outcome.status === 'fetched')
+        [channel, adjacent] = await Promise.all([channels.getChannel(scope), readAdjacent()]);
+    }
     const repliesLastHour = new Map(adjacent.map((m) => [m.messageId, m.repliesInWindow]));
     return channelSnapshotOf({
       channel: { id: scope.channelId, name: channel?.name ?? null, platform: scope.platform },
@@ -126,6 +147,7 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
     scope: ChannelScope,
     rootId: string,
     options: { budget?: number; maxReplies?: number },
+    notes: ReadNotes,
   ): Promise<{ thread: ThreadContext; textCost: TextCost } | null> {
     // max_replies alone (channel_messages) caps by count; otherwise the token budget applies.
     const budget =
@@ -135,10 +157,17 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       ? Math.floor(Math.max(0, budget) / REPLY_OVERHEAD_TOKENS) + 1
       : Infinity;
     const newest = Math.min(options.maxReplies ?? Infinity, fit) + 1;
-    const [root, thread] = await Promise.all([
-      channels.getRow({ ...scope, messageId: rootId }),
-      channels.threadReplies({ ...scope, rootId, replyLane: replyLane(scope.channelId, rootId), newest }),
-    ]);
+    const read = () =>
+      Promise.all([
+        channels.getRow({ ...scope, messageId: rootId }),
+        channels.threadReplies({ ...scope, rootId, replyLane: replyLane(scope.channelId, rootId), newest }),
+      ]);
+    let [root, thread] = await read();
+    if (backfill && threadIsCold({ root, storedReplies: thread.total })) {
+      const outcome = await backfill.thread(scope, rootId);
+      if (outcome.note) notes.push(outcome.note);
+      if (outcome.status === 'fetched') [root, thread] = await read();
+    }
     if (!root && thread.replies.length === 0) return null;
     const rootMessage = root ?? {
       ...thread.replies[0]!,
@@ -169,17 +198,48 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
   return {
     async getSnapshot(
       params: ChannelScope & { anchorId: string; adjacentCount?: number },
-    ): Promise<ChannelSnapshot> {
+    ): Promise<ChannelSnapshot & { notes?: ReadNotes }> {
       const anchor = await anchorOf(params, params.anchorId);
-      return (await snapshotFor(params, anchor, params.adjacentCount ?? DEFAULT_ADJACENT_COUNT)).snapshot;
+      const notes: ReadNotes = [];
+      const { snapshot } = await snapshotFor(
+        params,
+        anchor,
+        params.adjacentCount ?? DEFAULT_ADJACENT_COUNT,
+        notes,
+      );
+      return notes.length > 0 ? { ...snapshot, notes } : snapshot;
     },
 
     async getThread(
       params: ChannelScope & { threadId: string; budget?: number; maxReplies?: number },
-    ): Promise<ThreadContext> {
-      const thread = (await threadFor(params, params.threadId, params))?.thread ?? null;
+    ): Promise<ThreadContext & { notes?: ReadNotes }> {
+      const notes: ReadNotes = [];
+      const thread = (await threadFor(params, params.threadId, params, notes))?.thread ?? null;
       if (!thread) throw channelThreadNotFound(params.threadId);
-      return thread;
+      return notes.length > 0 ? { ...thread, notes } : thread;
+    },
+
+    /**
+     * `channel_context`: a channel with fewer stored top-level messages than a snapshot shows gets
+     * its newest history fetched once (as a snapshot read would); returns the notes.
+     */
+    async ensureChannelHistory(scope: ChannelScope): Promise<ReadNotes> {
+      if (!backfill) return [];
+      const lastTs = (await channels.getChannel(scope))?.lastTs ?? null;
+      const stored =
+        lastTs === null
+          ? []
+          : await channels.topLevelBefore({
+              ...scope,
+              ts: lastTs + 1,
+              messageId: '',
+              limit: DEFAULT_ADJACENT_COUNT,
+              repliesFrom: lastTs,
+              repliesTo: lastTs,
+            });
+      if (!channelIsCold({ storedBefore: stored.length, wanted: DEFAULT_ADJACENT_COUNT })) return [];
+      const outcome = await backfill.channel(scope, null);
+      return outcome.note ? [outcome.note] : [];
     },
 
     /**
@@ -214,25 +274,31 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
       thread: ThreadContext | null;
       /** What their stored texts cost (null: a message without a stored estimate). */
       textCost: { snapshot: TextCost | null; thread: TextCost | null };
+      notes: ReadNotes;
     }> {
       const anchor =
         params.anchor?.messageId === params.messageId
           ? params.anchor
           : await anchorOf(params, params.messageId);
       const rootId = threadRootFor(anchor);
+      const notes: ReadNotes = [];
       const [snapshot, thread] = await Promise.all([
         snapshotFor(
           params,
           anchor,
           params.adjacentCount ?? DEFAULT_ADJACENT_COUNT,
+          notes,
           params.snapshotBudget ?? DEFAULT_SNAPSHOT_BUDGET,
         ),
-        rootId ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }) : null,
+        rootId
+          ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }, notes)
+          : null,
       ]);
       return {
         snapshot: snapshot.snapshot,
         thread: thread?.thread ?? null,
         textCost: { snapshot: snapshot.textCost, thread: thread?.textCost ?? null },
+        notes,
       };
     },
 
@@ -269,14 +335,21 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
      */
     async getChannelMessages(
       params: ChannelScope & { threadId?: string; messageIds?: string[]; maxReplies?: number },
-    ): Promise<{ thread?: ThreadContext | null; messages?: ChannelMessageView[]; missing_ids?: string[] }> {
-      const out: { thread?: ThreadContext | null; messages?: ChannelMessageView[]; missing_ids?: string[] } =
-        {};
+    ): Promise<ChannelMessagesOutput> {
+      const out: ChannelMessagesOutput = {};
+      const notes: ReadNotes = [];
       if (params.threadId) {
         out.thread =
-          (await threadFor(params, params.threadId, { maxReplies: params.maxReplies ?? DEFAULT_MAX_REPLIES }))
-            ?.thread ?? null;
+          (
+            await threadFor(
+              params,
+              params.threadId,
+              { maxReplies: params.maxReplies ?? DEFAULT_MAX_REPLIES },
+              notes,
+            )
+          )?.thread ?? null;
       }
+      if (notes.length > 0) out.notes = notes;
       if (params.messageIds && params.messageIds.length > 0) {
         const rows = await channels.getMessages({ ...params, ids: params.messageIds });
         const byId = new Map(rows.filter((r) => r.deletedAt === null).map((r) => [r.messageId, r]));
@@ -289,3 +362,11 @@ export function createChannelsService(deps: { channels: ChannelsRepository; esti
 }
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
+
+export interface ChannelMessagesOutput {
+  thread?: ThreadContext | null;
+  messages?: ChannelMessageView[];
+  missing_ids?: string[];
+  /** The thread could not be completed from the platform: what is shown may be stale. */
+  notes?: ReadNotes;
+}

@@ -1,10 +1,8 @@
-// The context call (docs/design.md §5 "Context", §6.6), step by step: 1. load what assembly needs in
-// two parallel rounds of queries (compacting first when a deleted text is in the lane's view);
-// 2. retrieve relevant material (context.retrieve.ts); 3. assemble (pure, core/assemble.ts; again
-// with the channel context when truncation left out the turn that carried it), then 3b. compact
-// before replying when the budget makes it unavoidable, or schedule it; 4. unless dry_run, record
-// the rendered user turn with its audit row (context.record.ts).
-
+// The context call (docs/design.md §5 "Context", §6.6), step by step: 1. load what assembly needs in two
+// parallel rounds of queries (compacting first when a deleted text is in the lane's view); 2. retrieve
+// (context.retrieve.ts); 3. assemble (pure, core/assemble.ts; again with the channel context when truncation
+// left out the turn that carried it), then 3b. compact before replying when the budget makes it
+// unavoidable, or schedule it; 4. unless dry_run, record the user turn and its audit row (context.record.ts).
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../shared/clock.js';
@@ -53,7 +51,6 @@ import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
 import { payloadBytes } from './core/payload-layout.js';
 import { createLaneHistoryCache } from './lane-history-cache.js';
-
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
 
@@ -176,17 +173,19 @@ export function createContextService(deps: {
     const pendingSlot = pendingSlotSchema.safeParse(laneState?.pendingSlot ?? undefined);
     const hasChannel = Boolean(session.platform && session.channelId);
     const canAttachChannelContext = hasChannel && anchor !== null && include.snapshot !== false;
-    // Loaded with the history while the lane has none attached; when the turn that carried it may
-    // have left the payload, only after an assembly without it says so (below).
+    // With the history while none is attached, else after an assembly that lost it (below); + backfill notes.
+    const readNotes: string[] = [];
     const loadChannelContext = () =>
-      deps.channels.loadAnchorContext({
-        tenantId,
-        platform: session.platform!,
-        channelId: session.channelId!,
-        messageId: anchor!.message_id,
-        anchor: found!.row,
-        threadBudget: config.THREAD_BUDGET,
-      });
+      deps.channels
+        .loadAnchorContext({
+          tenantId,
+          platform: session.platform!,
+          channelId: session.channelId!,
+          messageId: anchor!.message_id,
+          anchor: found!.row,
+          threadBudget: config.THREAD_BUDGET,
+        })
+        .then((loaded) => (readNotes.push(...loaded.notes), loaded));
     const limit = retrievalLimit(request.budget?.max_context_tokens);
     const provisionalNow = anchor
       ? new Date(anchor.ts)
@@ -315,7 +314,7 @@ export function createContextService(deps: {
     if (result.reattachChannelContext && canAttachChannelContext) {
       result = assemble(await loadChannelContext());
     }
-    result.notes.push(...(retrievalNote ? [retrievalNote] : []), ...mediaNotes);
+    result.notes.push(...(retrievalNote ? [retrievalNote] : []), ...readNotes, ...mediaNotes);
 
     // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.
     const mode = request.compaction ?? 'auto';

@@ -13,6 +13,8 @@ import { createUserResolver } from './user-resolver.service.js';
 import { createPlatformMediaService } from './platform-media.service.js';
 import { createBlobsRepository } from '../sessions/blobs.repository.js';
 import { createChannelMediaWriter } from '../channels/channel-media.repository.js';
+import { createPlatformRateLimiter } from '../../coord/platform-rate-limiter.js';
+import { rateLimitGate } from '../../platforms/api/rate-limit-gate.js';
 
 export function createPlatformsModule(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'warn'>) {
   const db = deps.database.db;
@@ -21,7 +23,7 @@ export function createPlatformsModule(deps: AppDeps, log?: Pick<FastifyBaseLogge
     clock: deps.clock,
     tokenKey: deps.config.PLATFORM_TOKEN_KEY,
   });
-  const platformApis = createPlatformApis(deps.config, deps.platformGate);
+  const platformApis = createPlatformApis(deps.config, deps.platformGate ?? sharedRateLimitGate(deps));
   const directory = createUserDirectoryRepository(db);
   const ttlMs = deps.config.PLATFORM_NAME_TTL_MS;
   const userResolver = createUserResolver({
@@ -61,3 +63,16 @@ export function createPlatformsModule(deps: AppDeps, log?: Pick<FastifyBaseLogge
 }
 
 export type PlatformsModule = ReturnType<typeof createPlatformsModule>;
+
+/** The default gate: one limiter per (tenant, platform, workspace), shared through Redis when there is one. */
+function sharedRateLimitGate(deps: AppDeps) {
+  return rateLimitGate(
+    createPlatformRateLimiter({
+      redis: deps.redis,
+      prefix: deps.redisPrefix,
+      limit: deps.config.PLATFORM_RATE_LIMIT_PER_MINUTE,
+      overflow: deps.config.PLATFORM_RATE_OVERFLOW,
+      queueMaxMs: deps.config.PLATFORM_RATE_QUEUE_MAX_MS,
+    }),
+  );
+}

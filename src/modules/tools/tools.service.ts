@@ -52,7 +52,7 @@ const json = (value: unknown): ToolReply => ({
 
 export function createToolsService(deps: {
   sessions: Pick<SessionsRepository, 'findById'>;
-  channels: Pick<ChannelsService, 'getChannelMessages'>;
+  channels: Pick<ChannelsService, 'getChannelMessages' | 'ensureChannelHistory'>;
   channelSearch: Pick<ChannelSearchService, 'searchChannel'>;
   memorySearch: Pick<MemorySearchService, 'searchMemory'>;
   offload: Pick<OffloadService, 'readResult'>;
@@ -238,15 +238,16 @@ export function createToolsService(deps: {
     switch (name) {
       case 'channel_context': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_context']>;
-        return json(
-          await deps.channelSearch.searchChannel({
-            ...scope,
-            intent: input.intent,
-            ...(input.since ? { since: new Date(input.since) } : {}),
-            ...(input.authors ? { authors: input.authors } : {}),
-            ...(input.max_results ? { maxResults: input.max_results } : {}),
-          }),
-        );
+        // A channel the store barely knows has its history fetched once (docs/channels.md, Backfill).
+        const notes = await deps.channels.ensureChannelHistory(scope);
+        const found = await deps.channelSearch.searchChannel({
+          ...scope,
+          intent: input.intent,
+          ...(input.since ? { since: new Date(input.since) } : {}),
+          ...(input.authors ? { authors: input.authors } : {}),
+          ...(input.max_results ? { maxResults: input.max_results } : {}),
+        });
+        return json(notes.length > 0 ? { ...found, notes } : found);
       }
       case 'channel_messages': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_messages']>;
