@@ -63,6 +63,14 @@ describe.skipIf(!usesRealPostgres || !usesRealRedis)('backfill across three repl
       payload: { bot_token: slack.token, workspace_id: slack.teamId },
     });
     expect(put.statusCode).toBeLessThan(300);
+    // Names pushed, so no users.info lookup shares the workspace's limit with the backfill here.
+    const users = ['U1', 'U2', 'U3'].map((id) => ({ user_id: id, display_name: `user ${id}` }));
+    const pushed = await tenant.inject({
+      method: 'PUT',
+      url: '/v1/platforms/slack/users',
+      payload: { users },
+    });
+    expect(pushed.statusCode).toBe(200);
     const events = Array.from({ length: THREADS }, (_, i) => ({
       type: 'message.created',
       platform: 'slack',
