@@ -256,7 +256,8 @@ async function main(): Promise<void> {
       ];
       // Workers share the data only through a PostgreSQL server (embedded PGlite is per process).
       if (processes > 1 && onServer && session50) {
-        // The anchors left, split between the workers; each warms up on its first 200.
+        // The anchors left, split between the workers; each warms up on its first 200. A worker gets
+        // only the anchors it uses: its job travels in argv, which Linux caps at 128 KiB an argument.
         const left = topLevel.length - nextAnchor;
         const share = Math.floor(left / processes);
         const perWorker = Math.floor(total / processes);
@@ -267,7 +268,7 @@ async function main(): Promise<void> {
           session: session50!,
           channelId,
           anchors: Array.from(
-            { length: share },
+            { length: perWorker + 200 },
             (_, k) => topLevel[((nextAnchor + w * share + k) * 7919) % topLevel.length]!,
           ),
           warmup: 200,
