@@ -11,20 +11,16 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { parseConfig } from '../src/config.js';
-import { localDeps } from '../src/deps.js';
-import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import {
   BENCH_PLATFORM,
   BENCH_TENANT,
   channelSize,
-  openBenchDatabase,
   seedChannel,
   vacuumAnalyze,
 } from './lib/channel-fixture.js';
+import { openBenchApp } from './lib/bench-app.js';
 import { QUESTIONS } from './lib/questions.js';
-import { arg, floorApp, int, latency, latencyRow, ms, printTable, throughput } from './lib/measure.js';
+import { arg, int, latency, latencyRow, ms, printTable, throughput } from './lib/measure.js';
 
 const SEED_CHUNK = 50_000;
 const CONCURRENCY = 32;
@@ -47,40 +43,16 @@ async function main(): Promise<void> {
   const total = Number(arg('total') ?? 2000);
   const longTurns = Number(arg('long-turns') ?? 200);
 
-  let statements = 0;
-  const database = await openBenchDatabase('contextd_bench_assemble', {
-    onStatement: () => {
-      statements += 1;
-    },
-  });
-  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
-  const deps = localDeps(config, database);
-  const app = await buildApp(deps, { logger: false });
-  await app.ready();
-  const floor = await floorApp(database.db);
-  const key = generateApiKey();
-  await app.services.tenants.ensureTenant({ tenantId: BENCH_TENANT });
-  await app.services.tenants.addApiKey({ tenantId: BENCH_TENANT, key, name: 'bench' });
-  const headers = { authorization: `Bearer ${key}` };
-  const inject = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-    const response = await app.inject({ method, url, payload: payload as never, headers });
-    if (response.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-    return response;
-  };
+  const bench = await openBenchApp('contextd_bench_assemble');
+  const { database, floor, inject } = bench;
 
   console.log(`bench:assemble on ${onServer ? 'PostgreSQL' : 'embedded PGlite'}; sizes ${sizes.join(', ')}`);
   // Memories: 300 tenant-scope facts, some about the topics the question names.
   for (let i = 0; i < 300; i += 1) {
-    await app.inject({
-      method: 'POST',
-      url: '/v1/memories',
-      headers,
-      payload: {
-        scope: 'tenant',
-        type: 'fact',
-        text: `fact ${i}: the ${['rollout', 'migration', 'billing', 'dashboard'][i % 4]} owner for team ${i % 17} is user${i % 50}`,
-      },
+    await inject('POST', '/v1/memories', {
+      scope: 'tenant',
+      type: 'fact',
+      text: `fact ${i}: the ${['rollout', 'migration', 'billing', 'dashboard'][i % 4]} owner for team ${i % 17} is user${i % 50}`,
     });
   }
 
@@ -148,7 +120,7 @@ async function main(): Promise<void> {
       const { statements: perCall, ...cpu } = await cpuPerCall(
         runs,
         (i) => fn(i + 1_000_000),
-        () => statements,
+        bench.statementCount,
       );
       console.log(
         `  CPU per call (sequential, ${what}): node ${cpu.node.toFixed(2)} ms, postgres ${cpu.postgres === null ? 'n/a (server not local)' : `${cpu.postgres.toFixed(2)} ms`}, wall ${cpu.wall.toFixed(2)} ms; ${onServer ? `${perCall.toFixed(1)} statements` : 'statements not counted (embedded)'}`,
@@ -232,10 +204,7 @@ async function main(): Promise<void> {
   if (longTurns > 0) json.cache_prefix_reuse = await cachePrefixReuse(inject, longTurns, runId);
   const out = arg('json');
   if (out) writeFileSync(out, JSON.stringify(json, null, 2));
-  await floor.close();
-  await app.close();
-  await deps.locks.close();
-  await database.close();
+  await bench.close();
 }
 
 /** CPU seconds of every local `postgres` process (Linux /proc), in ms; null when there are none. */

@@ -20,7 +20,6 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { queryRows, type Database } from '../src/db/client.js';
 import { localDeps } from '../src/deps.js';
-import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import {
   BENCH_PLATFORM,
   BENCH_TENANT,
@@ -29,17 +28,8 @@ import {
   seedChannel,
   vacuumAnalyze,
 } from './lib/channel-fixture.js';
-import {
-  arg,
-  floorApp,
-  int,
-  machineLine,
-  ms,
-  printTable,
-  summarize,
-  throughput,
-  type Latency,
-} from './lib/measure.js';
+import { arg, int, machineLine, ms, printTable, summarize, throughput, type Latency } from './lib/measure.js';
+import { openBenchApp } from './lib/bench-app.js';
 import { QUESTIONS } from './lib/questions.js';
 import { workerThroughput, type WorkerJob } from './lib/call-workers.js';
 
@@ -85,34 +75,15 @@ async function main(): Promise<void> {
     return;
   }
 
-  let statements = 0;
-  const database = await openBenchDatabase(DATABASE, {
-    onStatement: () => {
-      statements += 1;
-    },
-  });
+  const bench = await openBenchApp(DATABASE);
+  const { database, floor, key, inject } = bench;
   const backends = onServer ? await backendCpu(database) : null;
-  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
-  const deps = localDeps(config, database);
-  const app = await buildApp(deps, { logger: false });
-  await app.ready();
-  const floor = await floorApp(database.db);
-  const key = generateApiKey();
-  await app.services.tenants.ensureTenant({ tenantId: BENCH_TENANT });
-  await app.services.tenants.addApiKey({ tenantId: BENCH_TENANT, key, name: 'bench' });
-  const headers = { authorization: `Bearer ${key}` };
-  const inject = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-    const response = await app.inject({ method, url, payload: payload as never, headers });
-    if (response.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-    return response;
-  };
 
   /** Node and PostgreSQL CPU, statements and latency per call over the window, after the warm-up. */
   async function measure(fn: (i: number) => Promise<unknown>, window = callWindow): Promise<Cost> {
     for (let i = 0; i < warmup; i += 1) await fn(i);
     const pg0 = await backends?.start();
-    const statements0 = statements;
+    const statements0 = bench.statementCount();
     const node0 = process.cpuUsage();
     const times: number[] = [];
     for (let i = 0; i < window; i += 1) {
@@ -121,7 +92,7 @@ async function main(): Promise<void> {
       times.push(performance.now() - t0);
     }
     const nodeUsage = process.cpuUsage(node0);
-    const statementsUsed = statements - statements0;
+    const statementsUsed = bench.statementCount() - statements0;
     const pgMs = pg0 ? await pg0.stop() : null;
     const node = (nodeUsage.user + nodeUsage.system) / 1000 / window;
     const postgres = pgMs === null ? null : pgMs / window;
@@ -297,10 +268,7 @@ async function main(): Promise<void> {
     }
   }
   printTable(`Cost per call, all sizes (${machineLine()})`, rows);
-  await floor.close();
-  await app.close();
-  await deps.locks.close();
-  await database.close();
+  await bench.close();
 }
 
 /** CPU ms of one process from /proc/<pid>/stat (utime + stime at 100 ticks a second); 0 once gone. */
