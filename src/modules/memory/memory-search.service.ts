@@ -135,10 +135,14 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
   /**
    * The statistics of a large scope, counted once however many calls miss the cache together
    * (single flight: the count reads up to STATS_CAP rows, ~145 ms, and every concurrent call used
-   * to run its own), then cached for LARGE_SCOPE_TTL_MS.
+   * to run its own), then cached for LARGE_SCOPE_TTL_MS. The cache is read again here: a call that
+   * checked it before its scope read may arrive after another call's count has landed.
    */
   const statsInFlight = new Map<string, Promise<{ documents: number; averageLength: number }>>();
   function largeScopeStats(scopeKey: string, params: Parameters<SearchRepository['corpusStats']>[0]) {
+    const cached = largeScopes.get(scopeKey);
+    if (cached && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS)
+      return Promise.resolve(cached.stats);
     let pending = statsInFlight.get(scopeKey);
     if (!pending) {
       pending = search.corpusStats(params).then((stats) => {
