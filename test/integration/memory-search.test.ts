@@ -459,4 +459,34 @@ describe('POST /v1/memories/search', () => {
     ]);
     expect(rows[0]!.tf).toEqual({ databas: 1 });
   });
+
+  it('reads the fallback match in the same statement only while the first finds fewer than asked', async () => {
+    const repo = createSearchRepository(ctx.deps.database.db);
+    const query = (below: number) =>
+      repo.matchCandidates({
+        tenantId: t.tenantId,
+        source: 'memories',
+        terms: [
+          { lexeme: 'databas', query: "'databas'", idf: 1 },
+          { lexeme: 'product', query: "'product'", idf: 2 },
+        ],
+        query: "'databas' | 'product'",
+        match: "'databas' & 'product'",
+        fallback: { match: "'databas'", scanLimit: 100, below },
+        filters: {},
+        now: ctx.clock.now(),
+        averageLength: 8,
+        scanLimit: 100,
+        keep: 10,
+        bm25: { k1: 0.9, b: 0.4 },
+      });
+    const production = 'The production database is PostgreSQL 16 on the eu-west cluster';
+    // Fewer than 5 found by the pair: the rarest lexeme's documents join, the first one not twice.
+    expect((await query(5)).map((r) => r.text).sort()).toEqual([
+      production,
+      'The staging database runs on a single small instance',
+    ]);
+    // The pair found one, as many as asked: the fallback is not read.
+    expect((await query(1)).map((r) => r.text)).toEqual([production]);
+  });
 });

@@ -127,6 +127,7 @@ export function createRetriever(deps: {
             laneKey,
             now,
             ranking: CONTEXT_RANKING,
+            snippets: false,
             // Over-fetch: this lane's own summary is dropped below.
             maxResults: Math.min(MAX_RETRIEVAL, limit * 3),
           }),
@@ -144,6 +145,7 @@ export function createRetriever(deps: {
             laneKey,
             now,
             ranking: CONTEXT_RANKING,
+            snippets: false,
             maxResults: limit,
           }),
     ]);

@@ -106,6 +106,8 @@ export interface SearchMemoryParams {
   recencyWeight?: number;
   /** Overrides of DEFAULT_RANKING (benchmarks compare them). */
   ranking?: Partial<RankingOptions>;
+  /** False: results carry an empty snippet (assembly renders the whole text and never reads it). */
+  snippets?: boolean;
 }
 
 export interface SearchMemoryReply {
@@ -252,19 +254,18 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
       });
       return { rows, corpus, read: false };
     }
+    // Where the pairs find fewer than asked for, the rarest lexeme's own documents too (one statement).
     const rows = await search.matchCandidates({
       ...base,
       match: pairsTsquery(rare),
       scanLimit: PAIR_SCAN_LIMIT,
+      ...(rare.length >= 2
+        ? {
+            fallback: { match: orTsquery(rare.slice(0, 1)), scanLimit: RAREST_SCAN_LIMIT, below: maxResults },
+          }
+        : {}),
     });
-    if (rows.length >= maxResults || rare.length < 2) return { rows, corpus, read: false };
-    const seen = new Set(rows.map((r) => r.id));
-    const more = await search.matchCandidates({
-      ...base,
-      match: orTsquery(rare.slice(0, 1)),
-      scanLimit: RAREST_SCAN_LIMIT,
-    });
-    return { rows: [...rows, ...more.filter((r) => !seen.has(r.id))], corpus, read: false };
+    return { rows, corpus, read: false };
   }
 
   async function searchMemory(params: SearchMemoryParams): Promise<SearchMemoryReply> {
@@ -381,7 +382,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
         kind: KIND[source],
         id: row.id,
         score: round(Math.min(1, raw)),
-        snippet: makeSnippet(row.text, lexemes),
+        snippet: params.snippets === false ? '' : makeSnippet(row.text, lexemes),
         text: row.text,
         time: new Date(row.time_ms).toISOString(),
         lane_key: row.lane_key,

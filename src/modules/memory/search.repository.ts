@@ -247,11 +247,18 @@ export function createSearchRepository(db: Executor) {
          * are long, while most of the newest rows hold one of them.
          */
         newest?: boolean;
+        /**
+         * In the same statement, when `match` finds fewer than `below` documents: the documents
+         * matching this tsquery too (at most `scanLimit` read, the best `keep` of those not found
+         * already), returned after the first ones. One statement and one plan where there were two.
+         */
+        fallback?: { match: string; scanLimit: number; below: number };
       },
       tx: Executor = db,
     ): Promise<CandidateRow[]> {
       const source = SOURCES[params.source];
       const newest = params.newest === true;
+      const fallback = params.fallback;
       const where = sql.join(
         source.conditions(params.tenantId, params.filters, params.now, newest),
         sql` and `,
@@ -269,11 +276,26 @@ export function createSearchRepository(db: Executor) {
             select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${params.match}::tsquery
             ${newest ? sql`order by ${source.time} desc` : sql``} limit ${params.scanLimit}
           ),
-          docs as (
+          firsts as (
             select h.rid from hits h
             order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${k1}::float8 * ${norm}) desc, h.rid
             limit ${params.keep}
           ),
+          ${
+            fallback
+              ? sql`more as (
+            select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${fallback.match}::tsquery
+              and (select count(*) from firsts) < ${fallback.below}
+            limit ${fallback.scanLimit}
+          ),
+          seconds as (
+            select h.rid from more h where h.rid not in (select rid from firsts)
+            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${k1}::float8 * ${norm}) desc, h.rid
+            limit ${params.keep}
+          ),
+          docs as (select rid from firsts union all select rid from seconds),`
+              : sql`docs as (select rid from firsts),`
+          }
           picked as (select null::text as lexeme, null::int as df where false)
           ${winners(source)}`,
       );

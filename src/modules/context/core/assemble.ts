@@ -136,7 +136,8 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   let summaryBlock: TextBlock | null = null;
   if (input.lane.summary) {
     const text = renderSummaryBlock(input.lane.laneKey, input.lane.summaryVersion, input.lane.summary);
-    const tokens = estimator.text(text) + MESSAGE_OVERHEAD_TOKENS;
+    // The same summary is sent on every call until the next compaction: counted once.
+    const tokens = stable.text(text) + MESSAGE_OVERHEAD_TOKENS;
     if (tokens <= room() * SUMMARY_MAX_ROOM_SHARE) {
       summaryBlock = { type: 'text', text };
       components.summary = tokens;

@@ -34,10 +34,23 @@ export function retrievedLine(item: RetrievedItem): string {
   return `${clock}${item.author ? `${item.author}: ` : ''}${item.text}`;
 }
 
+/**
+ * Times already written as shortTime writes them, remembered (bounded): an assembly formats each
+ * retrieved row's time several times (group key, row, never-repeat keys), and parsing a date is
+ * most of what packing rows costs.
+ */
+const SHORT_TIMES = new Map<string, string>();
+const SHORT_TIMES_MAX = 10_000;
+
 /** "2023-05-08T13:56:03.000Z" → "2023-05-08 13:56" (UTC); anything unparseable is kept as given. */
 export function shortTime(value: string): string {
+  const known = SHORT_TIMES.get(value);
+  if (known !== undefined) return known;
   const ms = Date.parse(value);
-  return Number.isNaN(ms) ? value : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+  const short = Number.isNaN(ms) ? value : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+  if (SHORT_TIMES.size >= SHORT_TIMES_MAX) SHORT_TIMES.clear();
+  SHORT_TIMES.set(value, short);
+  return short;
 }
 
 export const RETRIEVED_LABEL = {
