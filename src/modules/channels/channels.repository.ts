@@ -30,6 +30,44 @@ export type {
   StoredMessage,
 } from './channel-rows.repository.js';
 
+type TopLevelScope = ChannelScope & {
+  ts: number;
+  messageId: string;
+  limit: number;
+  repliesFrom: number;
+  repliesTo: number;
+};
+
+/**
+ * The `limit` visible top-level messages before (ts, messageId), newest first, each with its replies
+ * in (repliesFrom, repliesTo], counted in the same statement only for rows that have replies: one
+ * scalar subquery on the thread index, one on the lane index. The limit is a literal: a generic
+ * plan (prepared statements) then knows it reads a few rows of the time index backwards; with a
+ * parameter it assumed a tenth of the channel and could sort it all.
+ */
+function topLevelBeforeSql(scope: TopLevelScope) {
+  const window = sql`r.ts > to_timestamp(${scope.repliesFrom} / 1000.0) and r.ts <= to_timestamp(${scope.repliesTo} / 1000.0)
+    and not r.is_placeholder and r.deleted_at is null`;
+  return sql`select m.*, case when m.reply_count = 0 then 0 else
+        (select count(*)::int from channel_messages r
+          where r.tenant_id = ${scope.tenantId} and r.platform = ${scope.platform}
+            and r.channel_id = ${scope.channelId} and r.thread_id = m.message_id
+            and r.message_id <> r.thread_id and ${window})
+      + (select count(*)::int from channel_messages r
+          where r.tenant_id = ${scope.tenantId} and r.lane_key = 'reply:' || m.channel_id || ':' || m.message_id
+            and r.platform = ${scope.platform} and r.channel_id = ${scope.channelId}
+            and r.thread_id is null and ${window}) end as replies_in_window
+      from (select ${MESSAGE_COLUMNS} from channel_messages
+            where ${scopeWhere(scope)} and ${visible} and ${topLevel}
+              and (ts, message_id) < (to_timestamp(${scope.ts} / 1000.0), ${scope.messageId})
+            order by ts desc, message_id desc limit ${sql.raw(String(literalLimit(scope.limit)))}) m`;
+}
+
+const withRepliesInWindow = (row: MessageRow & { replies_in_window: number }) => ({
+  ...toMessage(row),
+  repliesInWindow: Number(row.replies_in_window),
+});
+
 export function createChannelsRepository(db: Executor) {
   return {
     ...createChannelIngestRepository(db),
@@ -83,38 +121,30 @@ export function createChannelsRepository(db: Executor) {
 
     /** The `limit` visible top-level messages strictly before (ts, id), newest first. */
     async topLevelBefore(
-      scope: ChannelScope & {
-        ts: number;
-        messageId: string;
-        limit: number;
-        repliesFrom: number;
-        repliesTo: number;
-      },
+      scope: TopLevelScope,
       tx: Executor = db,
     ): Promise<(StoredMessage & { repliesInWindow: number })[]> {
-      // Replies in (repliesFrom, repliesTo] counted in the same round trip, only for rows that
-      // have replies: one scalar subquery on the thread index, one on the lane index. The limit is a
-      // literal: a generic plan (prepared statements) then knows it reads a few rows of the time
-      // index backwards; with a parameter it assumed a tenth of the channel and could sort it all.
-      const window = sql`r.ts > to_timestamp(${scope.repliesFrom} / 1000.0) and r.ts <= to_timestamp(${scope.repliesTo} / 1000.0)
-        and not r.is_placeholder and r.deleted_at is null`;
-      const rows = await queryRows<MessageRow & { replies_in_window: number }>(
+      const rows = await queryRows<MessageRow & { replies_in_window: number }>(tx, topLevelBeforeSql(scope));
+      return rows.map(withRepliesInWindow);
+    },
+
+    /**
+     * A snapshot's reads in one statement: the channel's name beside topLevelBefore's rows (one
+     * row of nulls beside the name when there are none).
+     */
+    async snapshotRows(
+      scope: TopLevelScope,
+      tx: Executor = db,
+    ): Promise<{ channelName: string | null; rows: (StoredMessage & { repliesInWindow: number })[] }> {
+      const rows = await queryRows<MessageRow & { replies_in_window: number; channel_name: string | null }>(
         tx,
-        sql`select m.*, case when m.reply_count = 0 then 0 else
-              (select count(*)::int from channel_messages r
-                where r.tenant_id = ${scope.tenantId} and r.platform = ${scope.platform}
-                  and r.channel_id = ${scope.channelId} and r.thread_id = m.message_id
-                  and r.message_id <> r.thread_id and ${window})
-            + (select count(*)::int from channel_messages r
-                where r.tenant_id = ${scope.tenantId} and r.lane_key = 'reply:' || m.channel_id || ':' || m.message_id
-                  and r.platform = ${scope.platform} and r.channel_id = ${scope.channelId}
-                  and r.thread_id is null and ${window}) end as replies_in_window
-            from (select ${MESSAGE_COLUMNS} from channel_messages
-                  where ${scopeWhere(scope)} and ${visible} and ${topLevel}
-                    and (ts, message_id) < (to_timestamp(${scope.ts} / 1000.0), ${scope.messageId})
-                  order by ts desc, message_id desc limit ${sql.raw(String(literalLimit(scope.limit)))}) m`,
+        sql`select (select name from channels where ${scopeWhere(scope)}) as channel_name, x.*
+          from (select 1) as one left join lateral (${topLevelBeforeSql(scope)}) x on true`,
       );
-      return rows.map((row) => ({ ...toMessage(row), repliesInWindow: Number(row.replies_in_window) }));
+      return {
+        channelName: rows[0]?.channel_name ?? null,
+        rows: rows.filter((r) => r.message_id !== null).map(withRepliesInWindow),
+      };
     },
 
     /**

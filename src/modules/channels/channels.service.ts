@@ -114,8 +114,9 @@ export function createChannelsService(deps: {
     budget?: number,
   ) {
     const window = lastHourWindow(anchor.ts);
-    const readAdjacent = () =>
-      channels.topLevelBefore({
+    // The channel's name and the messages before the anchor: one statement.
+    const read = () =>
+      channels.snapshotRows({
         ...scope,
         ts: anchor.ts,
         messageId: anchor.messageId,
@@ -123,16 +124,15 @@ export function createChannelsService(deps: {
         repliesFrom: window.from,
         repliesTo: window.to,
       });
-    let [channel, adjacent] = await Promise.all([channels.getChannel(scope), readAdjacent()]);
+    let { channelName, rows: adjacent } = await read();
     if (backfill && channelIsCold({ storedBefore: adjacent.length, wanted: adjacentCount })) {
       const outcome = await backfill.channel(scope, { messageId: anchor.messageId, ts: anchor.ts });
       if (outcome.note) notes.push(outcome.note);
-      if (outcome.status === 'fetched')
-        [channel, adjacent] = await Promise.all([channels.getChannel(scope), readAdjacent()]);
+      if (outcome.status === 'fetched') ({ channelName, rows: adjacent } = await read());
     }
     const repliesLastHour = new Map(adjacent.map((m) => [m.messageId, m.repliesInWindow]));
     return channelSnapshotOf({
-      channel: { id: scope.channelId, name: channel?.name ?? null, platform: scope.platform },
+      channel: { id: scope.channelId, name: channelName, platform: scope.platform },
       anchor,
       adjacent,
       repliesLastHour,

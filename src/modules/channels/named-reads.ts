@@ -22,6 +22,10 @@ export function withAuthorNames(repo: ChannelsRepository, names: AuthorNames): C
     },
     topLevelBefore: async (scope: Params<'topLevelBefore'>, tx?: Executor) =>
       names.fillNames(scope.tenantId, await repo.topLevelBefore(scope, tx)),
+    snapshotRows: async (scope: Params<'snapshotRows'>, tx?: Executor) => {
+      const read = await repo.snapshotRows(scope, tx);
+      return { ...read, rows: await names.fillNames(scope.tenantId, read.rows) };
+    },
     neighbours: async (scope: Params<'neighbours'>, tx?: Executor) =>
       names.fillNames(scope.tenantId, await repo.neighbours(scope, tx)),
     threadReplies: async (scope: Params<'threadReplies'>, tx?: Executor) => {

@@ -53,7 +53,6 @@ export function createContextServices(
       transcript: built.transcript,
       channels: built.channels,
       memorySearch: built.memorySearch,
-      agentSections: built.agentSections,
       offload: built.offload,
       blobs: createBlobsRepository(db),
       ...(built.platformMedia ? { platformMedia: built.platformMedia } : {}),

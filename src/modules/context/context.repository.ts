@@ -2,15 +2,107 @@
 // slot it writes) and the audit log of context calls (docs/design.md §6.13).
 import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { contextLog, laneStates, payloadParts } from '../../db/schema.js';
+import { contextLog, laneStates, payloadParts, sessions } from '../../db/schema.js';
+import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
 import type { PayloadPart } from './core/payload-layout.js';
 import type { PendingSlot } from './core/pending-slot.js';
 
 export type LaneStateRow = typeof laneStates.$inferSelect;
 export type ContextLogRow = typeof contextLog.$inferSelect;
 
+type AgentSection = { name: string; content: string; cacheable: boolean };
+
+/** What a context call reads first, in one statement (ContextRepository.loadTurn). */
+export interface TurnLoad {
+  session: typeof sessions.$inferSelect;
+  /** The lane the turn belongs to, as far as stored state tells: see loadTurn. */
+  laneKey: string;
+  lane: LaneStateRow | null;
+  /** The budget percentage of the session's last logged call (null: none). */
+  lastPercentage: number | null;
+  /** The agent's sections in prompt order and its history_turns default (null: no agent). */
+  agent: { historyTurns: number | null; sections: AgentSection[] } | null;
+  /** The lexemes of `lexemeText` (search.repository.ts lexemesSql); null when none was given. */
+  lexemes: string[] | null;
+}
+
 export function createContextRepository(db: Executor) {
   return {
+    /**
+     * A context call's first read, one statement where there were five in three rounds: the
+     * session; the lane state of the turn's lane — the anchor message's lane, else `laneKey`, else
+     * the session's last lane, else its root lane (the service derives the same key from what it
+     * read and reads the lane again in the rare case they differ); the last logged call's budget
+     * percentage; the sections and defaults of `agentId`, else the session's agent; and the
+     * query's lexemes. Null: no such session in this tenant.
+     */
+    async loadTurn(
+      params: {
+        tenantId: string;
+        sessionId: string;
+        anchor: { platform: string; channelId: string; messageId: string } | null;
+        laneKey: string | null;
+        agentId: string | null;
+        lexemeText: string | null;
+      },
+      tx: Executor = db,
+    ): Promise<TurnLoad | null> {
+      const { tenantId, anchor } = params;
+      const anchorLane = anchor
+        ? sql`(select m.lane_key from channel_messages m where m.tenant_id = ${tenantId}
+            and m.platform = ${anchor.platform} and m.channel_id = ${anchor.channelId}
+            and m.message_id = ${anchor.messageId} and m.deleted_at is null)`
+        : sql`null::text`;
+      const laneKey = sql<string>`coalesce(${anchorLane}, ${params.laneKey}::text,
+        ${sessions.turnState}->>'last_lane_key',
+        case when ${sessions.channelId} is null then 'root:session' else 'root:' || ${sessions.channelId} end)`;
+      const agentId = sql`coalesce(${params.agentId}::text, ${sessions.agentId})`;
+      const [row] = await tx
+        .select({
+          session: sessions,
+          laneKey,
+          lane: laneStates,
+          lastPercentage: sql<number | null>`(select (c.budget->>'percentage')::float8 from context_log c
+            where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.id}
+            order by c.turn_seq desc limit 1)`,
+          lexemes:
+            params.lexemeText === null ? sql<null>`null` : sql<unknown>`${lexemesSql(params.lexemeText)}`,
+          agent: sql<unknown>`case when ${agentId} is null then null else json_build_object(
+            'history_turns', (select st.history_turns from agent_settings st
+              where st.tenant_id = ${sessions.tenantId} and st.agent_id = ${agentId}),
+            'sections', coalesce((select json_agg(json_build_object('name', a.name, 'content', a.content,
+                'cacheable', a.cacheable) order by a.position, a.name) from agent_sections a
+              where a.tenant_id = ${sessions.tenantId} and a.agent_id = ${agentId}), '[]'::json)) end`,
+        })
+        .from(sessions)
+        .leftJoin(
+          laneStates,
+          and(
+            eq(laneStates.tenantId, sessions.tenantId),
+            eq(laneStates.sessionId, sessions.id),
+            eq(laneStates.laneKey, laneKey),
+          ),
+        )
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.id, params.sessionId)))
+        .limit(1);
+      if (!row) return null;
+      const agent = (typeof row.agent === 'string' ? JSON.parse(row.agent) : row.agent) as {
+        history_turns: number | null;
+        sections: AgentSection[];
+      } | null;
+      return {
+        session: row.session,
+        laneKey: row.laneKey,
+        lane: row.lane,
+        lastPercentage: row.lastPercentage === null ? null : Number(row.lastPercentage),
+        lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
+        agent: agent && {
+          historyTurns: agent.history_turns === null ? null : Number(agent.history_turns),
+          sections: agent.sections,
+        },
+      };
+    },
+
     async getLaneState(
       { tenantId, sessionId, laneKey }: { tenantId: string; sessionId: string; laneKey: string },
       tx: Executor = db,

@@ -19,13 +19,12 @@ import type { TokenEstimator } from '../../shared/tokens.js';
 import { validateTurnSequence } from '../sessions/core/turn-validation.js';
 import type { Db, Executor } from '../../db/client.js';
 import type { ContextRepository } from './context.repository.js';
-import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
+import type { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { BlobsRepository } from '../sessions/blobs.repository.js';
-import type { AgentSectionsService } from '../agents/agent-sections.service.js';
 import type { ManifestService } from '../sessions/manifest.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
-import type { MemorySearchService } from '../memory/memory-search.service.js';
+import { lexemeText, searchedLexemes, type MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
@@ -41,7 +40,6 @@ import {
   quotedReplyOf,
   type ContextReply,
   type ContextRequest,
-  type LoggedBudget,
 } from './context.types.js';
 import { createRetriever, retrievalLimit, retrievalPlan } from './context.retrieve.js';
 import { createThreadMediaLoader, type PlatformMediaFetcher } from './context.media.js';
@@ -68,11 +66,11 @@ export function createContextService(deps: {
   >;
   estimator: TokenEstimator;
   clock: Clock; // when a call is logged (assembly's "now" is the anchor's, never the clock)
+  /** The context log's reads (the call itself reads the session in ContextRepository.loadTurn). */
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'laneEntriesFrom' | 'appendTurns'>;
   channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor' | 'neighbours'>;
-  memorySearch: Pick<MemorySearchService, 'searchMemory' | 'lexemes'>;
-  agentSections: Pick<AgentSectionsService, 'forContext'>;
+  memorySearch: Pick<MemorySearchService, 'searchMemory'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
   manifest: Pick<ManifestService, 'list' | 'record'>;
@@ -86,12 +84,6 @@ export function createContextService(deps: {
   const loadTurnMedia = createThreadMediaLoader(deps);
   const retrieve = createRetriever(deps);
   const laneHistory = createLaneHistoryCache(deps);
-
-  async function loadSession(tenantId: string, sessionId: string): Promise<SessionRow> {
-    const session = await deps.sessions.findById({ tenantId, id: sessionId });
-    if (!session) throw sessionNotFound(sessionId);
-    return session;
-  }
 
   /**
    * One context call. `beforeCommit` runs inside the append transaction with the reply (a
@@ -116,35 +108,36 @@ export function createContextService(deps: {
       (include.memories !== false || include.channel_search !== false);
     const source = request.message.source;
 
-    // 1. Load, round 1: the session, and beside it what does not depend on it: the anchor's row (read in
-    // the caller's tenant, checked against the session's channel before use), the previous call,
-    // the query's lexemes, and the agent's sections and defaults when the request names it.
-    const round1 = {
-      anchor: source
-        ? deps.channels.getAnchor({
-            tenantId,
-            platform: source.platform,
-            channelId: source.channel_id,
-            messageId: source.message_id,
-          })
-        : Promise.resolve(null),
-      lastLog: context.lastLog({ tenantId, sessionId }),
-      // The query's lexemes depend only on the message: fetched here, off the retrieval's path.
-      lexemes: wantsRetrieval ? deps.memorySearch.lexemes(userText) : Promise.resolve(null),
-      agent: request.agent_id ? deps.agentSections.forContext(tenantId, request.agent_id) : null,
-    };
+    // 1. Load, one round: the anchor's row (read in the caller's tenant, checked against the
+    // session's channel before use) beside one statement for the session, its lane state, the
+    // previous call's budget, the agent's sections and defaults, and the query's lexemes.
+    const anchorRead = source
+      ? deps.channels.getAnchor({
+          tenantId,
+          platform: source.platform,
+          channelId: source.channel_id,
+          messageId: source.message_id,
+        })
+      : Promise.resolve(null);
     // Awaited below; a failure while the session is still loading (or missing) is not unhandled.
-    for (const pending of Object.values(round1)) pending?.catch(() => {});
-    const session = await loadSession(tenantId, sessionId);
+    anchorRead.catch(() => {});
+    const loaded = await context.loadTurn({
+      tenantId,
+      sessionId,
+      anchor: source
+        ? { platform: source.platform, channelId: source.channel_id, messageId: source.message_id }
+        : null,
+      laneKey: request.message.lane_key ?? null,
+      agentId: request.agent_id ?? null,
+      // The query's lexemes depend only on the message: read here, off the retrieval's path.
+      lexemeText: wantsRetrieval ? lexemeText(userText) : null,
+    });
+    if (!loaded) throw sessionNotFound(sessionId);
+    const { session, agent } = loaded;
     if (session.endedAt) throw sessionEnded(session);
     checkAnchorSource(session, source);
-    const agentId = request.agent_id ?? session.agentId ?? null;
-    const [found, agent, lastLog, lexemes] = await Promise.all([
-      round1.anchor,
-      round1.agent ?? (agentId ? deps.agentSections.forContext(tenantId, agentId) : null),
-      round1.lastLog,
-      round1.lexemes,
-    ]);
+    const found = await anchorRead;
+    const lexemes = wantsRetrieval ? searchedLexemes(loaded.lexemes ?? []) : null;
     const sections = agent?.sections ?? [];
     // history_turns: the request's, else the agent's default (PUT /v1/agents/{id}/settings).
     const historyTurns = request.history_turns ?? agent?.historyTurns ?? undefined;
@@ -162,8 +155,10 @@ export function createContextService(deps: {
       laneKey,
     );
 
-    // 1b. Load, round 2: lane state, the lane's entries, channel context, retrieval.
-    const laneState = await context.getLaneState({ tenantId, sessionId, laneKey });
+    // 1b. The lane's state came with the session unless the anchor read saw another lane than the
+    // load did (a message stored or deleted between the two reads): then it is read for this lane.
+    const laneState =
+      loaded.laneKey === laneKey ? loaded.lane : await context.getLaneState({ tenantId, sessionId, laneKey });
     // A deleted message's text is in this lane's view: compact first, so no payload carries it.
     if (deps.compaction && !params.compacted && (laneState?.purgeTexts?.length ?? 0) > 0) {
       const run = await deps.compaction.compactNow({ tenantId, sessionId, laneKey, trigger: 'purge' });
@@ -264,7 +259,7 @@ export function createContextService(deps: {
       ...s,
       cacheable: s.cacheable ?? true,
     }));
-    const previousPercentage = (lastLog?.budget as LoggedBudget | undefined)?.percentage ?? null;
+    const previousPercentage = loaded.lastPercentage;
     const model = request.model ?? config.DEFAULT_MODEL;
     // history_turns: a view of the lane's latest turns, widened so no tool pair (nor the open tool
     // loop) is split.

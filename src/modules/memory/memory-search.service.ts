@@ -58,6 +58,17 @@ const SCOPE_RANK_WINDOW = 500;
 const LARGE_SCOPE_TTL_MS = 60_000;
 const LARGE_SCOPES_MAX = 10_000;
 
+/**
+ * What a query's lexemes are read from (its words; null: none, nothing to read) and which of the
+ * lexemes read are searched: `lexemes(query)` in two steps, for a caller that reads them inside
+ * another statement (search.repository.ts lexemesSql).
+ */
+export function lexemeText(query: string): string | null {
+  const words = queryWords(query);
+  return words.length === 0 ? null : words.join(' ');
+}
+export const searchedLexemes = (lexemes: readonly string[]) => lexemes.slice(0, MAX_QUERY_TERMS);
+
 export type SearchResultKind = 'memory' | 'transcript_chunk' | 'channel_message';
 
 export interface SearchResult {
@@ -393,8 +404,8 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
 
   /** The english lexemes searchMemory would search for this query (none for no words). */
   async function lexemes(query: string): Promise<string[]> {
-    const words = queryWords(query);
-    return words.length === 0 ? [] : (await search.lexemesOf(words.join(' '))).slice(0, MAX_QUERY_TERMS);
+    const text = lexemeText(query);
+    return text === null ? [] : searchedLexemes(await search.lexemesOf(text));
   }
 
   return { searchMemory, lexemes };

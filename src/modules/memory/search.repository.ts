@@ -208,16 +208,25 @@ const toCandidate = (r: CandidateRow): CandidateRow => ({
   df: json<Record<string, number>>(r.df) ?? {},
 });
 
+/**
+ * The english-config lexemes of a text (stop words dropped, stems), in order of first use, as a
+ * json array: a scalar expression, so another statement can carry it (ContextRepository.loadTurn).
+ */
+export const lexemesSql = (text: string) =>
+  sql`(select coalesce(json_agg(z.lexeme order by z.pos, z.lexeme), '[]'::json) from (
+    select lexeme, min(p) as pos from unnest(to_tsvector('english', ${text}::text)) as u(lexeme, positions, weights),
+      unnest(positions) as p group by lexeme) z)`;
+
+/** lexemesSql's value as read back (json text or parsed, by driver). */
+export const lexemesOfRow = (value: unknown): string[] =>
+  (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as string[];
+
 export function createSearchRepository(db: Executor) {
   return {
     /** The english-config lexemes of a text (stop words dropped, stems), in order of first use. */
     async lexemesOf(text: string, tx: Executor = db): Promise<string[]> {
-      const rows = await queryRows<{ lexeme: string; pos: number }>(
-        tx,
-        sql`select lexeme, min(p) as pos from unnest(to_tsvector('english', ${text})) as u(lexeme, positions, weights),
-          unnest(positions) as p group by lexeme order by pos, lexeme`,
-      );
-      return rows.map((r) => r.lexeme);
+      const [row] = await queryRows<{ lexemes: unknown }>(tx, sql`select ${lexemesSql(text)} as lexemes`);
+      return lexemesOfRow(row?.lexemes);
     },
 
     /** Whether `matchCandidates({ newest: true })` can walk a btree of this scope in time order. */
