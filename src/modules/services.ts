@@ -55,7 +55,12 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
       clock: deps.clock,
       ids: deps.ids,
     }),
-    memorySearch: createMemorySearchService({ search: createSearchRepository(db), clock: deps.clock }),
+    memorySearch: createMemorySearchService({
+      search: createSearchRepository(db, {
+        genericPlans: deps.database.kind === 'postgres' ? deps.database.genericPlanDb : db,
+      }),
+      clock: deps.clock,
+    }),
     chunks,
     ...platforms,
     retention: createRetentionService({

@@ -221,7 +221,13 @@ export const lexemesSql = (text: string) =>
 export const lexemesOfRow = (value: unknown): string[] =>
   (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as string[];
 
-export function createSearchRepository(db: Executor) {
+/**
+ * `genericPlans`: where the rare-lexeme candidate reads run (Database.genericPlanDb on PostgreSQL:
+ * their custom plan cost ~15× their execution, and the generic plan is the GIN read they are built
+ * for); `db` by default.
+ */
+export function createSearchRepository(db: Executor, options: { genericPlans?: Executor } = {}) {
+  const genericPlans = options.genericPlans ?? db;
   return {
     /** The english-config lexemes of a text (stop words dropped, stems), in order of first use. */
     async lexemesOf(text: string, tx: Executor = db): Promise<string[]> {
@@ -263,7 +269,7 @@ export function createSearchRepository(db: Executor) {
          */
         fallback?: { match: string; scanLimit: number; below: number };
       },
-      tx: Executor = db,
+      tx?: Executor,
     ): Promise<CandidateRow[]> {
       const source = SOURCES[params.source];
       const newest = params.newest === true;
@@ -275,8 +281,11 @@ export function createSearchRepository(db: Executor) {
       const weights = JSON.stringify(params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query, idf: t.idf })));
       const { k1, b } = params.bm25;
       const norm = sql`(1 - ${b}::float8 + ${b}::float8 * length(h.tsv) / ${Math.max(params.averageLength, 1)}::float8)`;
+      // The newest-rows read keeps custom plans: whether the time index or the GIN is right
+      // depends on how common its lexemes are.
+      const executor = tx ?? (newest ? db : genericPlans);
       const rows = await queryRows<CandidateRow>(
-        tx,
+        executor,
         sql`with terms as (
             select t.lexeme, t.q::tsquery as q, t.idf
             from jsonb_to_recordset(${weights}::jsonb) as t(lexeme text, q text, idf float8)
