@@ -98,6 +98,15 @@ export const configSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /**
+   * The full-text candidate reads of rare lexemes run on up to 4 connections of their own that
+   * start with plan_cache_mode = force_generic_plan (docs/architecture.md). Turn off behind a
+   * pooler that refuses that startup parameter; needs DATABASE_PREPARED_STATEMENTS.
+   */
+  DATABASE_GENERIC_PLANS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /** A database statement (or BEGIN) unanswered this long fails with 503 `storage.timeout`; 0: no limit. */
   DATABASE_STATEMENT_TIMEOUT_MS: int(15_000),
   /** Opening a database connection gives up after this long. */

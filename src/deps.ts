@@ -108,6 +108,7 @@ export async function createDeps(
       databaseUrl: config.DATABASE_URL,
       dataDir: config.DATA_DIR,
       prepare: config.DATABASE_PREPARED_STATEMENTS,
+      genericPlans: config.DATABASE_GENERIC_PLANS,
       statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
       connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     });

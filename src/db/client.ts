@@ -29,7 +29,7 @@ export type Database =
        * (plan_cache_mode = force_generic_plan; a small pool, opened as used), for read-only
        * statements whose custom plan costs far more to make than to run and whose generic plan is
        * right for every input (full-text candidate reads of rare lexemes: a 0.75 ms plan for a
-       * 0.05 ms read). Nothing else runs there.
+       * 0.05 ms read). Nothing else runs there. `db` itself when turned off (`genericPlans`).
        */
       genericPlanDb: Db;
       close(): Promise<void>;
@@ -45,6 +45,8 @@ export interface DatabaseOptions {
   maxConnections?: number;
   /** Server-side prepared statements for fixed-shape queries (postgres.js only); default true. */
   prepare?: boolean;
+  /** Database.genericPlanDb on connections of its own (postgres.js with `prepare` only); default true. */
+  genericPlans?: boolean;
   /**
    * A statement (or the BEGIN of a transaction) not answered within this many ms fails with
    * DatabaseTimeoutError; 0 waits forever (postgres.js only).
@@ -247,22 +249,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
     });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    const genericSql = postgres(options.databaseUrl, {
-      max: GENERIC_PLAN_CONNECTIONS,
-      ...(options.connectTimeoutMs ? { connect_timeout: options.connectTimeoutMs / 1000 } : {}),
-      onnotice: () => {},
-      connection: { application_name: 'contextd', plan_cache_mode: 'force_generic_plan' },
-      ...(options.onStatement
-        ? { debug: (_connection: number, query: string) => options.onStatement!(query) }
-        : {}),
-    });
-    const genericPlanDb = drizzlePostgres({
-      client: wrapClient(genericSql, {
-        prepare: options.prepare !== false,
-        statementTimeoutMs: options.statementTimeoutMs ?? 0,
-      }),
-      schema,
-    }) as unknown as Db;
+    const genericSql =
+      options.prepare !== false && options.genericPlans !== false
+        ? postgres(options.databaseUrl, {
+            max: GENERIC_PLAN_CONNECTIONS,
+            ...(options.connectTimeoutMs ? { connect_timeout: options.connectTimeoutMs / 1000 } : {}),
+            onnotice: () => {},
+            connection: { application_name: 'contextd', plan_cache_mode: 'force_generic_plan' },
+            ...(options.onStatement
+              ? { debug: (_connection: number, query: string) => options.onStatement!(query) }
+              : {}),
+          })
+        : null;
+    const genericPlanDb = genericSql
+      ? (drizzlePostgres({
+          client: wrapClient(genericSql, {
+            prepare: true,
+            statementTimeoutMs: options.statementTimeoutMs ?? 0,
+          }),
+          schema,
+        }) as unknown as Db)
+      : db;
     return {
       kind: 'postgres',
       db,
@@ -270,7 +277,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       genericPlanDb,
       close: async () => {
-        await Promise.all([sql.end({ timeout: 5 }), genericSql.end({ timeout: 5 })]);
+        await Promise.all([sql.end({ timeout: 5 }), genericSql?.end({ timeout: 5 })]);
       },
     };
   }

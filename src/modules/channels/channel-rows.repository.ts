@@ -105,6 +105,20 @@ export function toMessage(row: MessageRow): StoredMessage {
   };
 }
 
+/**
+ * A real message (no placeholder) as one json value, or null: a scalar expression, so another
+ * statement can read it (ContextRepository.loadTurn); `messageFromJson` reads it back as
+ * getMessages would have returned it.
+ */
+export const messageJsonSql = (scope: ChannelScope, messageId: string) =>
+  sql`(select row_to_json(a) from (select ${MESSAGE_COLUMNS} from channel_messages
+    where ${scopeWhere(scope)} and message_id = ${messageId} and not is_placeholder) a)`;
+
+export const messageFromJson = (value: unknown): StoredMessage | null =>
+  value === null || value === undefined
+    ? null
+    : toMessage((typeof value === 'string' ? JSON.parse(value) : value) as MessageRow);
+
 export const scopeWhere = (s: ChannelScope) =>
   sql`tenant_id = ${s.tenantId} and platform = ${s.platform} and channel_id = ${s.channelId}`;
 /** A text[] of ids as one jsonb parameter; `col = any(…)` keeps index scans (an IN subquery would hash-join a seq scan). */

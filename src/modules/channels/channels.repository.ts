@@ -74,6 +74,14 @@ export function createChannelsRepository(db: Executor) {
 
     // ---- read side -------------------------------------------------------------------------
 
+    /**
+     * Rows read elsewhere (another module's statement) as the read side returns them: as they are
+     * here; with the user directory's names once wrapped (named-reads.ts).
+     */
+    async withNames<T extends StoredMessage>(_tenantId: string, rows: T[]): Promise<T[]> {
+      return rows;
+    },
+
     async getChannel(scope: ChannelScope, tx: Executor = db): Promise<ChannelRow | null> {
       const [row] = await queryRows<{
         name: string | null;

@@ -254,6 +254,16 @@ export function createChannelsService(deps: {
       return row && row.deletedAt === null ? { row, view: messageView(row) } : null;
     },
 
+    /** getAnchor for a row another statement read (`anchorRowSql`): the same answer, no read of its own. */
+    async anchorFromRow(
+      tenantId: string,
+      read: StoredMessage | null,
+    ): Promise<{ row: StoredMessage; view: ChannelMessageView } | null> {
+      if (!read || read.deletedAt !== null) return null;
+      const [row] = await channels.withNames(tenantId, [read]);
+      return { row: row!, view: messageView(row!) };
+    },
+
     /** The message before and after each hit in its lane, within `withinMs` (retrieval's neighbour expansion). */
     neighbours(params: ChannelScope & { ids: string[]; withinMs: number; span: number }) {
       return channels.neighbours(params);

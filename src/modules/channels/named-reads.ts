@@ -16,6 +16,8 @@ export function withAuthorNames(repo: ChannelsRepository, names: AuthorNames): C
     ...repo,
     getMessages: async (scope: Params<'getMessages'>, tx?: Executor) =>
       names.fillNames(scope.tenantId, await repo.getMessages(scope, tx)),
+    withNames: async <T extends StoredMessage>(tenantId: string, rows: T[]) =>
+      names.fillNames(tenantId, rows),
     getRow: async (scope: Params<'getRow'>, tx?: Executor) => {
       const row = await repo.getRow(scope, tx);
       return row ? ((await names.fillNames(scope.tenantId, [row]))[0] ?? row) : null;

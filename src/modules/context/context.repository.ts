@@ -4,6 +4,7 @@ import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { contextLog, laneStates, payloadParts, sessions } from '../../db/schema.js';
 import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
+import { messageFromJson, messageJsonSql, type StoredMessage } from '../channels/channel-rows.repository.js';
 import type { PayloadPart } from './core/payload-layout.js';
 import type { PendingSlot } from './core/pending-slot.js';
 
@@ -22,6 +23,8 @@ export interface TurnLoad {
   lastPercentage: number | null;
   /** The agent's sections in prompt order and its history_turns default (null: no agent). */
   agent: { historyTurns: number | null; sections: AgentSection[] } | null;
+  /** The anchor message's row as ChannelsRepository.getMessages reads it (deleted too); null: none. */
+  anchor: StoredMessage | null;
   /** The lexemes of `lexemeText` (search.repository.ts lexemesSql); null when none was given. */
   lexemes: string[] | null;
 }
@@ -29,8 +32,8 @@ export interface TurnLoad {
 export function createContextRepository(db: Executor) {
   return {
     /**
-     * A context call's first read, one statement where there were five in three rounds: the
-     * session; the lane state of the turn's lane — the anchor message's lane, else `laneKey`, else
+     * A context call's first read, one statement where there were six in three rounds: the
+     * session; the anchor message; the lane state of the turn's lane — the anchor message's lane, else `laneKey`, else
      * the session's last lane, else its root lane (the service derives the same key from what it
      * read and reads the lane again in the rare case they differ); the last logged call's budget
      * percentage; the sections and defaults of `agentId`, else the session's agent; and the
@@ -48,10 +51,12 @@ export function createContextRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<TurnLoad | null> {
       const { tenantId, anchor } = params;
+      const anchorScope = anchor && { tenantId, platform: anchor.platform, channelId: anchor.channelId };
+      // A deleted anchor is read (getAnchor's answer is null then) but has no say in the lane.
       const anchorLane = anchor
         ? sql`(select m.lane_key from channel_messages m where m.tenant_id = ${tenantId}
             and m.platform = ${anchor.platform} and m.channel_id = ${anchor.channelId}
-            and m.message_id = ${anchor.messageId} and m.deleted_at is null)`
+            and m.message_id = ${anchor.messageId} and not m.is_placeholder and m.deleted_at is null)`
         : sql`null::text`;
       const laneKey = sql<string>`coalesce(${anchorLane}, ${params.laneKey}::text,
         ${sessions.turnState}->>'last_lane_key',
@@ -62,6 +67,7 @@ export function createContextRepository(db: Executor) {
           session: sessions,
           laneKey,
           lane: laneStates,
+          anchor: anchor ? sql<unknown>`${messageJsonSql(anchorScope!, anchor.messageId)}` : sql<null>`null`,
           lastPercentage: sql<number | null>`(select (c.budget->>'percentage')::float8 from context_log c
             where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.id}
             order by c.turn_seq desc limit 1)`,
@@ -95,6 +101,7 @@ export function createContextRepository(db: Executor) {
         laneKey: row.laneKey,
         lane: row.lane,
         lastPercentage: row.lastPercentage === null ? null : Number(row.lastPercentage),
+        anchor: messageFromJson(row.anchor),
         lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
         agent: agent && {
           historyTurns: agent.history_turns === null ? null : Number(agent.history_turns),

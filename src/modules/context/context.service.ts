@@ -69,7 +69,10 @@ export function createContextService(deps: {
   /** The context log's reads (the call itself reads the session in ContextRepository.loadTurn). */
   sessions: Pick<SessionsRepository, 'findById'>;
   transcript: Pick<TranscriptService, 'laneEntries' | 'laneEntriesFrom' | 'appendTurns'>;
-  channels: Pick<ChannelsService, 'loadAnchorContext' | 'getChannelMessages' | 'getAnchor' | 'neighbours'>;
+  channels: Pick<
+    ChannelsService,
+    'loadAnchorContext' | 'getChannelMessages' | 'anchorFromRow' | 'neighbours'
+  >;
   memorySearch: Pick<MemorySearchService, 'searchMemory'>;
   offload: Pick<OffloadService, 'offloadToolResults'>;
   blobs: Pick<BlobsRepository, 'findMeta' | 'readBytes'>;
@@ -108,19 +111,9 @@ export function createContextService(deps: {
       (include.memories !== false || include.channel_search !== false);
     const source = request.message.source;
 
-    // 1. Load, one round: the anchor's row (read in the caller's tenant, checked against the
-    // session's channel before use) beside one statement for the session, its lane state, the
-    // previous call's budget, the agent's sections and defaults, and the query's lexemes.
-    const anchorRead = source
-      ? deps.channels.getAnchor({
-          tenantId,
-          platform: source.platform,
-          channelId: source.channel_id,
-          messageId: source.message_id,
-        })
-      : Promise.resolve(null);
-    // Awaited below; a failure while the session is still loading (or missing) is not unhandled.
-    anchorRead.catch(() => {});
+    // 1. Load: one statement reads the session, the anchor message (in the caller's tenant,
+    // checked against the session's channel before use), the lane state, the previous call's
+    // budget, the agent's sections and defaults, and the query's lexemes.
     const loaded = await context.loadTurn({
       tenantId,
       sessionId,
@@ -136,7 +129,7 @@ export function createContextService(deps: {
     const { session, agent } = loaded;
     if (session.endedAt) throw sessionEnded(session);
     checkAnchorSource(session, source);
-    const found = await anchorRead;
+    const found = await deps.channels.anchorFromRow(tenantId, loaded.anchor);
     const lexemes = wantsRetrieval ? searchedLexemes(loaded.lexemes ?? []) : null;
     const sections = agent?.sections ?? [];
     // history_turns: the request's, else the agent's default (PUT /v1/agents/{id}/settings).
