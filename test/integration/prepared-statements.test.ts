@@ -93,4 +93,42 @@ describe.skipIf(!usesRealPostgres)('prepared statements on PostgreSQL', () => {
       expect(await preparedWith(tx, 'tag-off')).toBe(0);
     });
   });
+  it('runs genericPlanDb on connections that always take the generic plan, and only when asked', async () => {
+    const mode = async (db: Executor) =>
+      (await queryRows<{ mode: string }>(db, sql`select current_setting('plan_cache_mode') as mode`))[0]!
+        .mode;
+    const { database } = test;
+    if (database.kind !== 'postgres') throw new Error('PostgreSQL expected');
+    expect(await mode(database.genericPlanDb)).toBe('force_generic_plan');
+    expect(await mode(database.db)).toBe('auto');
+    // A prepared statement there is planned once, generically: its plan has no literal of the call.
+    const generic = database.genericPlanDb;
+    for (const value of [1, 2]) {
+      await queryRows(
+        generic,
+        sql`select count(*)::int as n from pg_class where relpages > ${value} /* tag-gen */`,
+      );
+    }
+    const [stats] = await queryRows<{ generic: number; custom: number }>(
+      generic,
+      sql.raw(
+        `select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement like '%tag-gen%' and statement not like '%pg_prepared_statements%'`,
+      ),
+    );
+    expect(stats).toEqual({ generic: 2, custom: 0 });
+    // Turned off (or without prepared statements): the main pool itself.
+    const off = await openDatabase({
+      databaseUrl: test.url,
+      dataDir: '',
+      maxConnections: 1,
+      genericPlans: false,
+    });
+    try {
+      if (off.kind !== 'postgres' || unpreparedDb.kind !== 'postgres') throw new Error('PostgreSQL expected');
+      expect(off.genericPlanDb).toBe(off.db);
+      expect(unpreparedDb.genericPlanDb).toBe(unpreparedDb.db);
+    } finally {
+      await off.close();
+    }
+  });
 });
