@@ -1,5 +1,6 @@
-// The context call (docs/design.md §5 "Context", §6.6), step by step: 1. load what assembly needs in two
-// parallel rounds of queries (compacting first when a deleted text is in the lane's view); 2. retrieve
+// The context call (docs/design.md §5 "Context", §6.6), step by step: 1. load what assembly needs: one
+// statement for the session and its turn's state, then one parallel round for the lane's entries, the
+// channel context and retrieval (compacting first when a deleted text is in the lane's view); 2. retrieve
 // (context.retrieve.ts); 3. assemble (pure, core/assemble.ts; again with the channel context when truncation
 // left out the turn that carried it), then 3b. compact before replying when the budget makes it
 // unavoidable, or schedule it; 4. unless dry_run, record the user turn and its audit row (context.record.ts).
