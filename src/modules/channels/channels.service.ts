@@ -246,15 +246,11 @@ export function createChannelsService(deps: {
      * What assembly attaches for an anchor message: the snapshot, and the thread context when
      * the anchor is in a thread or has replies.
      */
-    /** A message with its stored row (for loadAnchorContext), or null when missing or deleted. */
-    async getAnchor(
-      params: ChannelScope & { messageId: string },
-    ): Promise<{ row: StoredMessage; view: ChannelMessageView } | null> {
-      const [row] = await channels.getMessages({ ...params, ids: [params.messageId] });
-      return row && row.deletedAt === null ? { row, view: messageView(row) } : null;
-    },
-
-    /** getAnchor for a row another statement read (`anchorRowSql`): the same answer, no read of its own. */
+    /**
+     * An anchor message with its stored row (for loadAnchorContext), from the row another statement
+     * read (`messageJsonSql`), with the user directory's names as every read gets them; null when
+     * missing or deleted.
+     */
     async anchorFromRow(
       tenantId: string,
       read: StoredMessage | null,
@@ -269,7 +265,7 @@ export function createChannelsService(deps: {
       return channels.neighbours(params);
     },
 
-    /** Snapshot and thread around an anchor; pass its row (getAnchor) to save the read. */
+    /** Snapshot and thread around an anchor; pass its row (anchorFromRow) to save the read. */
     async loadAnchorContext(
       params: ChannelScope & {
         messageId: string;

@@ -33,11 +33,11 @@ export function createContextRepository(db: Executor) {
   return {
     /**
      * A context call's first read, one statement where there were six in three rounds: the
-     * session; the anchor message; the lane state of the turn's lane — the anchor message's lane, else `laneKey`, else
-     * the session's last lane, else its root lane (the service derives the same key from what it
-     * read and reads the lane again in the rare case they differ); the last logged call's budget
-     * percentage; the sections and defaults of `agentId`, else the session's agent; and the
-     * query's lexemes. Null: no such session in this tenant.
+     * session; the anchor message; the lane state of the turn's lane (the anchor message's lane,
+     * else `laneKey`, else the session's last lane, else its root lane: the service derives the
+     * same key from what it read, and reads the lane on its own should the two ever differ); the
+     * last logged call's budget percentage; the sections and defaults of `agentId`, else the
+     * session's agent; and the query's lexemes. Null: no such session in this tenant.
      */
     async loadTurn(
       params: {
@@ -52,7 +52,7 @@ export function createContextRepository(db: Executor) {
     ): Promise<TurnLoad | null> {
       const { tenantId, anchor } = params;
       const anchorScope = anchor && { tenantId, platform: anchor.platform, channelId: anchor.channelId };
-      // A deleted anchor is read (getAnchor's answer is null then) but has no say in the lane.
+      // A deleted anchor is read (anchorFromRow answers null for it) but has no say in the lane.
       const anchorLane = anchor
         ? sql`(select m.lane_key from channel_messages m where m.tenant_id = ${tenantId}
             and m.platform = ${anchor.platform} and m.channel_id = ${anchor.channelId}

@@ -149,8 +149,8 @@ export function createContextService(deps: {
       laneKey,
     );
 
-    // 1b. The lane's state came with the session unless the anchor read saw another lane than the
-    // load did (a message stored or deleted between the two reads): then it is read for this lane.
+    // 1b. The lane's state came with the load, which picks the lane by the same rule in SQL; were the
+    // two rules ever to disagree, this lane's state is read on its own.
     const laneState =
       loaded.laneKey === laneKey ? loaded.lane : await context.getLaneState({ tenantId, sessionId, laneKey });
     // A deleted message's text is in this lane's view: compact first, so no payload carries it.
