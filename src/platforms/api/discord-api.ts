@@ -5,7 +5,7 @@ import {
   checkedUrl,
   gated,
   mediaFrom,
-  parseJsonBody,
+  sendForJson,
   type FetchedMedia,
   type PlatformClientDeps,
   type PlatformCredential,
@@ -45,19 +45,11 @@ export function createDiscordApi(deps: PlatformClientDeps) {
   async function get<T>(credential: PlatformCredential, path: string, schema: z.ZodType<T>): Promise<T> {
     return gated(deps.gate, credential, async () => {
       const label = `discord GET ${path.split('?')[0]}`;
-      const response = await deps.http.send({
+      const response = await sendForJson(deps, credential, label, {
         url: `${deps.baseUrl}${path}`,
         headers: { authorization: `Bot ${credential.token}` },
-        redirectHosts: deps.hosts,
-        maxBytes: deps.responseLimitBytes,
-        secrets: [credential.token],
       });
-      if (response.status >= 500) {
-        throw new PlatformApiError('http_status', `${label}: HTTP ${response.status}`, {
-          status: response.status,
-        });
-      }
-      const body = parseJsonBody(response, label);
+      const { body } = response;
       if (response.status >= 400) {
         const error = z.looseObject({ message: z.string(), code: z.number() }).safeParse(body);
         const code = error.success ? `${error.data.code} ${error.data.message}` : `HTTP ${response.status}`;

@@ -1,7 +1,12 @@
 // What every platform client shares: the call key and gate (a rate limiter plugs in there), the
 // tenant's credential, the host check for media URLs and the reading of media replies.
 import type { SupportedPlatform } from '../index.js';
-import { parseJsonBody, type PlatformHttp, type PlatformHttpResponse } from './platform-http.js';
+import {
+  parseJsonBody,
+  type PlatformHttp,
+  type PlatformHttpRequest,
+  type PlatformHttpResponse,
+} from './platform-http.js';
 import { PlatformApiError, redactSecrets } from './platform-errors.js';
 
 export { parseJsonBody };
@@ -74,6 +79,31 @@ export async function gated<T>(
     }
     throw error;
   }
+}
+
+/**
+ * One API call with the tenant's token whose reply is JSON: sent within the client's hosts and
+ * response limit with the token cut out of every error, a 5xx refused as `http_status`, the body
+ * parsed (`bad_json` when it is not JSON). The platform's own error shape is the caller's to read.
+ */
+export async function sendForJson(
+  deps: PlatformClientDeps,
+  credential: PlatformCredential,
+  label: string,
+  request: Pick<PlatformHttpRequest, 'url' | 'method' | 'headers' | 'body'>,
+): Promise<{ status: number; body: unknown }> {
+  const response = await deps.http.send({
+    ...request,
+    redirectHosts: deps.hosts,
+    maxBytes: deps.responseLimitBytes,
+    secrets: [credential.token],
+  });
+  if (response.status >= 500) {
+    throw new PlatformApiError('http_status', `${label}: HTTP ${response.status}`, {
+      status: response.status,
+    });
+  }
+  return { status: response.status, body: parseJsonBody(response, label) };
 }
 
 /** The URL as a PlatformApiError `host_refused` unless its host is one the platform serves from. */

@@ -5,7 +5,7 @@ import {
   checkedUrl,
   gated,
   mediaFrom,
-  parseJsonBody,
+  sendForJson,
   type FetchedMedia,
   type PlatformClientDeps,
   type PlatformCredential,
@@ -64,7 +64,7 @@ export function createSlackApi(deps: PlatformClientDeps) {
   async function call(credential: PlatformCredential, method: string, params: Record<string, string>) {
     return gated(deps.gate, credential, async () => {
       const label = `slack ${method}`;
-      const response = await deps.http.send({
+      const response = await sendForJson(deps, credential, label, {
         url: `${deps.baseUrl}/${method}`,
         method: 'POST',
         headers: {
@@ -72,16 +72,8 @@ export function createSlackApi(deps: PlatformClientDeps) {
           'content-type': 'application/x-www-form-urlencoded',
         },
         body: new URLSearchParams(params).toString(),
-        redirectHosts: deps.hosts,
-        maxBytes: deps.responseLimitBytes,
-        secrets: [credential.token],
       });
-      if (response.status >= 500) {
-        throw new PlatformApiError('http_status', `${label}: HTTP ${response.status}`, {
-          status: response.status,
-        });
-      }
-      const body = parseJsonBody(response, label);
+      const { body } = response;
       const reply = z.looseObject({ ok: z.boolean(), error: z.string().optional() }).safeParse(body);
       if (!reply.success) {
         throw new PlatformApiError('bad_json', `${label}: the reply is not a Web API reply`, {

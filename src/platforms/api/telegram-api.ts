@@ -4,7 +4,7 @@ import { z } from 'zod';
 import {
   gated,
   mediaFrom,
-  parseJsonBody,
+  sendForJson,
   type FetchedMedia,
   type PlatformClientDeps,
   type PlatformCredential,
@@ -28,21 +28,13 @@ export function createTelegramApi(deps: PlatformClientDeps) {
   ): Promise<T> {
     return gated(deps.gate, credential, async () => {
       const label = `telegram ${name}`;
-      const response = await deps.http.send({
+      const response = await sendForJson(deps, credential, label, {
         url: `${deps.baseUrl}/bot${credential.token}/${name}`,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(params),
-        redirectHosts: deps.hosts,
-        maxBytes: deps.responseLimitBytes,
-        secrets: [credential.token],
       });
-      if (response.status >= 500) {
-        throw new PlatformApiError('http_status', `${label}: HTTP ${response.status}`, {
-          status: response.status,
-        });
-      }
-      const body = parseJsonBody(response, label);
+      const { body } = response;
       const reply = z
         .looseObject({ ok: z.boolean(), result: z.unknown().optional(), description: z.string().optional() })
         .safeParse(body);
