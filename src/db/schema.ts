@@ -321,6 +321,24 @@ export const transcriptChunks = pgTable(
   ],
 );
 
+/**
+ * The version of each search scope's documents (docs/memory.md "Scope cache"): memories per
+ * `scope:scope_key`, transcript chunks per session_key. Triggers on memories and transcript_chunks
+ * set it from one sequence on every change in the same transaction, so a process can keep a
+ * scope's documents in memory and check them with one indexed read. A scope never written has no
+ * row (version 0) and no documents.
+ */
+export const searchVersions = pgTable(
+  'search_versions',
+  {
+    tenantId: text('tenant_id').notNull(),
+    source: text('source', { enum: ['memories', 'transcript_chunks'] }).notNull(),
+    scopeKey: text('scope_key').notNull(),
+    version: bigint('version', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.source, t.scopeKey] })],
+);
+
 export const blobs = pgTable(
   'blobs',
   {

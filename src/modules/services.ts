@@ -9,7 +9,8 @@ import { createSessionServices } from './sessions/sessions.module.js';
 import { createMemoriesRepository } from './memory/memories.repository.js';
 import { createSearchRepository } from './memory/search.repository.js';
 import { createMemoriesService } from './memory/memories.service.js';
-import { createMemorySearchService } from './memory/memory-search.service.js';
+import { createScopeCache } from './memory/scope-cache.js';
+import { SCOPE_SCAN_MAX, createMemorySearchService } from './memory/memory-search.service.js';
 import { createChunksRepository } from './memory/chunks.repository.js';
 import { createChunksService } from './memory/chunks.service.js';
 import { createRetentionRepository } from './retention/retention.repository.js';
@@ -60,6 +61,7 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
         genericPlans: deps.database.kind === 'postgres' ? deps.database.genericPlanDb : db,
       }),
       clock: deps.clock,
+      scopeCache: createScopeCache(db, { cap: SCOPE_SCAN_MAX }),
     }),
     chunks,
     ...platforms,

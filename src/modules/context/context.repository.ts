@@ -4,6 +4,7 @@ import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { contextLog, laneStates, payloadParts, sessions } from '../../db/schema.js';
 import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
+import { scopeVersionsSql } from '../memory/scope-documents.repository.js';
 import { messageFromJson, messageJsonSql, type StoredMessage } from '../channels/channel-rows.repository.js';
 import type { PayloadPart } from './core/payload-layout.js';
 import type { PendingSlot } from './core/pending-slot.js';
@@ -27,6 +28,11 @@ export interface TurnLoad {
   anchor: StoredMessage | null;
   /** The lexemes of `lexemeText` (search.repository.ts lexemesSql); null when none was given. */
   lexemes: string[] | null;
+  /**
+   * The search_versions of the session's visible memory scopes and of its transcript chunks
+   * (scope-cache.ts scopeVersionsSql): retrieval searches small scopes in the process's held copy.
+   */
+  scopeVersions: Record<string, number>;
 }
 
 export function createContextRepository(db: Executor) {
@@ -73,6 +79,17 @@ export function createContextRepository(db: Executor) {
             order by c.turn_seq desc limit 1)`,
           lexemes:
             params.lexemeText === null ? sql<null>`null` : sql<unknown>`${lexemesSql(params.lexemeText)}`,
+          // The keys of context.retrieve.ts visibleMemoryScopes, and the session key of its chunks.
+          scopeVersions: sql<unknown>`${scopeVersionsSql(sql`${sessions.tenantId}`, [
+            { source: 'memories', key: sql`'tenant:'` },
+            {
+              source: 'memories',
+              key: sql`'channel:' || ${sessions.platform} || ':' || ${sessions.channelId}`,
+            },
+            { source: 'memories', key: sql`'user:' || ${sessions.platform} || ':' || ${sessions.userId}` },
+            { source: 'memories', key: sql`'session:' || ${sessions.sessionKey}` },
+            { source: 'transcript_chunks', key: sql`${sessions.sessionKey}` },
+          ])}`,
           agent: sql<unknown>`case when ${agentId} is null then null else json_build_object(
             'history_turns', (select st.history_turns from agent_settings st
               where st.tenant_id = ${sessions.tenantId} and st.agent_id = ${agentId}),
@@ -103,6 +120,9 @@ export function createContextRepository(db: Executor) {
         lastPercentage: row.lastPercentage === null ? null : Number(row.lastPercentage),
         anchor: messageFromJson(row.anchor),
         lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
+        scopeVersions: (typeof row.scopeVersions === 'string'
+          ? JSON.parse(row.scopeVersions)
+          : (row.scopeVersions ?? {})) as Record<string, number>,
         agent: agent && {
           historyTurns: agent.history_turns === null ? null : Number(agent.history_turns),
           sections: agent.sections,

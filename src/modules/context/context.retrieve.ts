@@ -104,11 +104,13 @@ export function createRetriever(deps: {
     query: string;
     /** The query's lexemes (memorySearch.lexemes), when already known. */
     lexemes: string[] | null;
+    /** The session's scope versions (ContextRepository.loadTurn), for the held scope copies. */
+    scopeVersions?: Readonly<Record<string, number>>;
     now: Date;
     limit: number;
     include: NonNullable<ContextRequest['include']>;
   }): Promise<RetrievedItem[]> {
-    const { session, laneKey, query, lexemes, now, limit, include } = params;
+    const { session, laneKey, query, lexemes, now, limit, include, scopeVersions } = params;
     const scopes = visibleMemoryScopes(session);
     const hasChannel = Boolean(session.platform && session.channelId);
     const otherSources = [
@@ -122,6 +124,7 @@ export function createRetriever(deps: {
             tenantId: session.tenantId,
             query,
             ...(lexemes ? { lexemes } : {}),
+            ...(scopeVersions ? { scopeVersions } : {}),
             sources: ['memories'],
             filters: { scopes },
             laneKey,
@@ -137,6 +140,7 @@ export function createRetriever(deps: {
             tenantId: session.tenantId,
             query,
             ...(lexemes ? { lexemes } : {}),
+            ...(scopeVersions ? { scopeVersions } : {}),
             sources: otherSources,
             filters: {
               sessionKey: session.sessionKey,

@@ -191,7 +191,16 @@ export function createContextService(deps: {
     });
     const retrieveAt = (now: Date) =>
       searchable
-        ? retrieve({ session, laneKey, query: userText, lexemes, now, limit, include })
+        ? retrieve({
+            session,
+            laneKey,
+            query: userText,
+            lexemes,
+            now,
+            limit,
+            include,
+            scopeVersions: loaded.scopeVersions,
+          })
         : Promise.resolve([]);
     const early = provisionalNow ? retrieveAt(provisionalNow) : null;
     // Awaited below; until then a failure must not count as unhandled.

@@ -24,6 +24,7 @@ import {
 } from './core/query-expansion.js';
 import type { Clock } from '../../shared/clock.js';
 import type { CandidateRow, SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
+import { candidatesFromDocuments, type ScopeCache } from './scope-cache.js';
 
 /** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
 export const CROSS_LANE_MIN_SCORE = 0.5;
@@ -51,7 +52,7 @@ const LARGE_KEEP = 20;
  * A scope of at most this many documents is searched by reading its rows (one statement for
  * candidates and statistics) instead of through the GIN; see SearchRepository.scopeCandidates.
  */
-const SCOPE_SCAN_MAX = 2_000;
+export const SCOPE_SCAN_MAX = 2_000;
 /** In a scope read, the most recent matches of a term that are ranked for its candidates. */
 const SCOPE_RANK_WINDOW = 500;
 /** A scope found larger than SCOPE_SCAN_MAX goes straight to the rare-lexeme path, with its statistics cached, for this long. */
@@ -119,6 +120,12 @@ export interface SearchMemoryParams {
   ranking?: Partial<RankingOptions>;
   /** False: results carry an empty snippet (assembly renders the whole text and never reads it). */
   snippets?: boolean;
+  /**
+   * The search_versions of the filters' scopes, as read earlier in the caller's statement
+   * (scope-cache.ts scopeVersionsSql; the context call's loadTurn): small scopes at these versions
+   * are searched in the process's held copy.
+   */
+  scopeVersions?: Readonly<Record<string, number>>;
 }
 
 export interface SearchMemoryReply {
@@ -136,8 +143,13 @@ const KIND: Record<SearchSource, SearchResultKind> = {
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
-export function createMemorySearchService(deps: { search: SearchRepository; clock: Clock }) {
-  const { search, clock } = deps;
+export function createMemorySearchService(deps: {
+  search: SearchRepository;
+  clock: Clock;
+  /** Small scopes' documents held between searches (scope-cache.ts); none: every search reads SQL. */
+  scopeCache?: ScopeCache;
+}) {
+  const { search, clock, scopeCache } = deps;
   /**
    * Scopes recently found too large for a scope read, with their statistics (a document count
    * capped at STATS_CAP and an average length): for LARGE_SCOPE_TTL_MS they skip the read and
@@ -195,6 +207,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     now: Date;
     maxResults: number;
     bm25: RankingOptions['bm25'];
+    versions: SearchMemoryParams['scopeVersions'];
   }): Promise<{ rows: CandidateRow[]; corpus: CorpusStats; read: boolean }> {
     const { tenantId, source, lexemes, filters, now, maxResults, bm25 } = params;
     const terms = lexemes.map((lexeme) => ({ lexeme, query: quoteLexeme(lexeme) }));
@@ -203,20 +216,37 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
     const cached = largeScopes.get(scopeKey);
     const fresh =
       cached !== undefined && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
+    const perTerm = Math.max(PER_TERM_CANDIDATES, maxResults);
+    const rankWindow = Math.max(SCOPE_RANK_WINDOW, maxResults);
+    // The scope's documents as held in the process, at the versions the caller read: the same
+    // candidates as the scope read below, picked without a statement.
+    const held = fresh
+      ? null
+      : await scopeCache?.documents({ tenantId, source, filters, versions: params.versions });
+    const picked =
+      held &&
+      candidatesFromDocuments(held, {
+        lexemes,
+        nowMs: now.getTime(),
+        perTerm,
+        rankWindow,
+        scanLimit: SCAN_LIMIT,
+      });
     const small = fresh
       ? null
-      : await search.scopeCandidates({
+      : (picked ?? null) ||
+        (await search.scopeCandidates({
           tenantId,
           source,
           terms,
           query,
           filters,
           now,
-          perTerm: Math.max(PER_TERM_CANDIDATES, maxResults),
+          perTerm,
           scanLimit: SCAN_LIMIT,
-          rankWindow: Math.max(SCOPE_RANK_WINDOW, maxResults),
+          rankWindow,
           cap: SCOPE_SCAN_MAX,
-        });
+        }));
     if (small) {
       largeScopes.delete(scopeKey);
       const documentFrequency = new Map(lexemes.map((l) => [l, small.rows[0]?.df[l] ?? 0]));
@@ -325,6 +355,7 @@ export function createMemorySearchService(deps: { search: SearchRepository; cloc
             now: params.now,
             maxResults,
             bm25: ranking.bm25,
+            versions: params.scopeVersions,
           });
           return {
             read,

@@ -47,12 +47,13 @@ export type CandidateRow = {
   df: Record<string, number>;
 };
 
-interface SourceSql {
+export interface SourceSql {
   table: SQL;
   /** The document's time, as a column expression of `d`. */
   time: SQL;
   columns: SQL;
-  conditions(tenantId: string, filters: SearchFilters, now: Date, tenantIndexed?: boolean): SQL[];
+  /** `now` null: expired memories too (the scope cache keeps them and filters at each search). */
+  conditions(tenantId: string, filters: SearchFilters, now: Date | null, tenantIndexed?: boolean): SQL[];
   /** Whether a btree serves these filters in time order (the scope's newest rows, read backwards). */
   timeOrdered(filters: SearchFilters): boolean;
 }
@@ -76,7 +77,7 @@ function tenantCondition(tenantId: string, tenantIndexed: boolean): SQL {
   return tenantIndexed ? sql`d.tenant_id = ${tenantId}` : sql`(d.tenant_id || '') = ${tenantId}`;
 }
 
-const SOURCES: Record<SearchSource, SourceSql> = {
+export const SOURCES: Record<SearchSource, SourceSql> = {
   memories: {
     table: sql`memories d`,
     time: sql`d.updated_at`,
@@ -85,7 +86,7 @@ const SOURCES: Record<SearchSource, SourceSql> = {
         'metadata', d.metadata, 'created_at', d.created_at, 'expires_at', d.expires_at) as extra`,
     conditions: (tenantId, f, now, tenantIndexed = true) => [
       tenantCondition(tenantId, tenantIndexed),
-      sql`(d.expires_at is null or d.expires_at > ${iso(now)})`,
+      ...(now ? [sql`(d.expires_at is null or d.expires_at > ${iso(now)})`] : []),
       ...(f.scope ? [sql`d.scope = ${f.scope}`] : []),
       ...(f.scopeKey !== undefined ? [sql`d.scope_key = ${f.scopeKey}`] : []),
       ...(f.scopes
@@ -153,15 +154,16 @@ const SOURCES: Record<SearchSource, SourceSql> = {
  * each through memories_scope_idx with its own LIMIT: a bitmap of all of them would visit every
  * entry of a large scope before the LIMIT applies.
  */
-function scopeRows(
+export function scopeRows(
   source: SourceSql,
   tenantId: string,
   filters: SearchFilters,
-  now: Date,
+  now: Date | null,
   limit: number,
+  columns: SQL = sql`d.ctid as rid, d.tsv, ${source.time} as time`,
 ): SQL {
   const read = (f: SearchFilters) =>
-    sql`(select d.ctid as rid, d.tsv, ${source.time} as time from ${source.table}
+    sql`(select ${columns} from ${source.table}
       where ${sql.join(source.conditions(tenantId, f, now), sql` and `)} limit ${limit})`;
   if (!filters.scopes?.length) return read(filters);
   const reads = filters.scopes.map(({ scope, scopeKey }) =>
@@ -342,7 +344,8 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
             from jsonb_to_recordset(${termsJson(params.terms)}::jsonb) as t(lexeme text, q text)
           ),
           scope as materialized (${scopeRows(source, params.tenantId, params.filters, params.now, params.cap + 1)}),
-          stats as (select count(*)::int as documents, avg(length(tsv))::float8 as avgdl from scope),
+          stats as (select count(*)::int as documents,
+            sum(length(tsv))::float8 / nullif(count(*), 0) as avgdl from scope),
           picked as (
             select t.lexeme, c.rid, c.df
             from terms t
