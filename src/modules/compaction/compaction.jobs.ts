@@ -180,12 +180,33 @@ export function createInProcessQueue(): CompactionQueue {
   let stopped = false;
   const inFlight = new Set<Promise<void>>();
 
+  // One timer, for the earliest waiting retry.
+  let wake: { at: number; timer: NodeJS.Timeout } | null = null;
+  const wakeAt = (at: number) => {
+    if (wake && wake.at <= at) return;
+    if (wake) clearTimeout(wake.timer);
+    const timer = setTimeout(
+      () => {
+        wake = null;
+        pump();
+      },
+      Math.max(1, at - Date.now()),
+    );
+    timer.unref();
+    wake = { at, timer };
+  };
   const pump = () => {
     if (!handler || stopped) return;
     for (const [key, id] of [...queued]) {
       if (running >= concurrency) return;
       const job = jobs.get(id)!;
-      if (active.has(key) || job.runAfter > Date.now()) continue;
+      if (active.has(key)) continue;
+      // A waiting retry: pump again when it is due (a timer can fire a little before Date.now()
+      // reaches runAfter, so the retry's own timer is not enough).
+      if (job.runAfter > Date.now()) {
+        wakeAt(job.runAfter);
+        continue;
+      }
       queued.delete(key);
       active.add(key);
       running += 1;
@@ -202,7 +223,7 @@ export function createInProcessQueue(): CompactionQueue {
             job.state = 'retry';
             job.runAfter = Date.now() + RETRY.retryDelay * 1000 * 2 ** (job.attempts - 1);
             queued.set(key, job.id);
-            setTimeout(pump, job.runAfter - Date.now()).unref();
+            wakeAt(job.runAfter);
           } else {
             job.state = 'failed';
             job.completedOn = new Date();
