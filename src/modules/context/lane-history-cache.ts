@@ -5,6 +5,7 @@
 import { LRUCache } from 'lru-cache';
 import type { TranscriptEntryRow } from '../sessions/transcript.repository.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
+import { deepFreeze } from '../../shared/deep-freeze.js';
 
 /**
  * The cache's heap bound: each entry counted as its content's JSON length twice (V8 strings take
@@ -19,15 +20,6 @@ type LaneEntry = TranscriptEntryRow;
 interface Held {
   entries: readonly LaneEntry[];
   bytes: number;
-}
-
-/** Frozen, so a caller that changed a held entry would fail loudly instead of changing the next payload. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 const bytesOf = (entries: readonly LaneEntry[]) =>

@@ -4,6 +4,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import { SOURCES, scopeRows, type SearchFilters } from './search.repository.js';
 import { versionToken, type ScopeDocument, type ScopeRead, type VersionedSource } from './scope-cache.js';
+import { deepFreeze } from '../../shared/deep-freeze.js';
 
 /**
  * A json object `"source key" → version` (0: never written, so no documents) of the listed keys, as
@@ -18,15 +19,6 @@ export function scopeVersionsSql(tenantId: SQL, keys: { source: VersionedSource;
     from (values ${rows}) as k(source, key)
     left join search_versions v on v.tenant_id = ${tenantId} and v.source = k.source and v.scope_key = k.key
     where k.key is not null)`;
-}
-
-/** Frozen, so a caller that changed a held document's fields would fail loudly instead of changing later results. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
