@@ -17,7 +17,8 @@ function runPg(binary: string, args: string[]): void {
   else execFileSync(command, args, { stdio: 'pipe' });
 }
 
-function freePort(): Promise<number> {
+/** A port the OS just gave out as free (for a child process to listen on). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

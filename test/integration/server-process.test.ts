@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/private-postgres.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -34,7 +35,8 @@ async function waitFor(predicate: () => boolean, ms: number) {
 describe('server process', () => {
   it('starts with no env on embedded storage, serves /docs, and exits cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
-    const port = String(20_000 + Math.floor(Math.random() * 20_000));
+    // A port from the OS: a random one could be an outgoing connection's (the ephemeral range).
+    const port = String(await freePort());
     const server = startServer({
       PORT: port,
       DATA_DIR: dataDir,
@@ -59,7 +61,8 @@ describe('server process', () => {
 
   it('drains on SIGTERM: /readyz 503 for SHUTDOWN_DRAIN_MS while requests are served, no connection resets', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    // A port from the OS: a random one could be an outgoing connection's (the ephemeral range).
+    const port = await freePort();
     const drainMs = 1_500;
     const server = startServer({
       PORT: String(port),
@@ -85,7 +88,7 @@ describe('server process', () => {
         ready = await get('/readyz').catch(() => 0);
         if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
       }
-      expect(ready).toBe(200);
+      expect(ready, server.output()).toBe(200);
 
       const resets: string[] = [];
       let sigtermAt = 0;
