@@ -234,7 +234,7 @@ export function createMemorySearchService(deps: {
       });
     const small = fresh
       ? null
-      : (picked ?? null) ||
+      : (picked ??
         (await search.scopeCandidates({
           tenantId,
           source,
@@ -246,7 +246,7 @@ export function createMemorySearchService(deps: {
           scanLimit: SCAN_LIMIT,
           rankWindow,
           cap: SCOPE_SCAN_MAX,
-        }));
+        })));
     if (small) {
       largeScopes.delete(scopeKey);
       const documentFrequency = new Map(lexemes.map((l) => [l, small.rows[0]?.df[l] ?? 0]));

@@ -7,7 +7,7 @@
 // bytes. docs/memory.md, "Scope cache".
 import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/client.js';
-import { readScope } from './scope-documents.repository.js';
+import { readScope, versionToken } from './scope-documents.repository.js';
 import type { CandidateRow, SearchFilters, SearchSource } from './search.repository.js';
 
 /** The cache's heap bound (a lower bound of what is held: see bytesOf). A scope over an eighth of it is not held. */
@@ -58,21 +58,6 @@ export function versionKeys(source: SearchSource, filters: SearchFilters): strin
     return scopes.map((s) => `${s.scope}:${s.scopeKey}`);
   if (source === 'transcript_chunks' && sessionKey !== undefined && scopes === undefined) return [sessionKey];
   return null;
-}
-
-/** The token of these keys' versions in a map read by scopeVersionsSql; null when one was not read. */
-export function versionToken(
-  source: VersionedSource,
-  keys: readonly string[],
-  versions: Readonly<Record<string, number>>,
-): string | null {
-  const out: number[] = [];
-  for (const key of keys) {
-    const version = versions[`${source} ${key}`];
-    if (version === undefined) return null;
-    out.push(version);
-  }
-  return out.join(',');
 }
 
 /** What SearchRepository.scopeCandidates answers. */

@@ -3,7 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import { SOURCES, scopeRows, type SearchFilters } from './search.repository.js';
-import { versionToken, type ScopeDocument, type ScopeRead, type VersionedSource } from './scope-cache.js';
+import type { ScopeDocument, ScopeRead, VersionedSource } from './scope-cache.js';
 import { deepFreeze } from '../../shared/deep-freeze.js';
 
 /**
@@ -19,6 +19,21 @@ export function scopeVersionsSql(tenantId: SQL, keys: { source: VersionedSource;
     from (values ${rows}) as k(source, key)
     left join search_versions v on v.tenant_id = ${tenantId} and v.source = k.source and v.scope_key = k.key
     where k.key is not null)`;
+}
+
+/** The token of these keys' versions in a map read by scopeVersionsSql; null when one was not read. */
+export function versionToken(
+  source: VersionedSource,
+  keys: readonly string[],
+  versions: Readonly<Record<string, number>>,
+): string | null {
+  const out: number[] = [];
+  for (const key of keys) {
+    const version = versions[`${source} ${key}`];
+    if (version === undefined) return null;
+    out.push(version);
+  }
+  return out.join(',');
 }
 
 const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
