@@ -13,7 +13,9 @@
 // PostgreSQL, which must run on this machine. Dry runs, so state does not grow. Throughput: `--total`
 // calls (default 1,000) at concurrency 32 in this process, then split over `--processes` (default 2)
 // forked processes, each with its own app (bench/lib/call-workers.ts), beside the 3-read floor.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
@@ -79,9 +81,23 @@ async function main(): Promise<void> {
   const { database, floor, key, inject } = bench;
   const backends = onServer ? await backendCpu(database) : null;
 
+  // `--cpu-profile DIR`: a V8 CPU profile of each context call's measured window (not the floors').
+  const profileDir = arg('cpu-profile');
+  const profiler = profileDir ? new Session() : null;
+  profiler?.connect();
+
   /** Node and PostgreSQL CPU, statements and latency per call over the window, after the warm-up. */
-  async function measure(fn: (i: number) => Promise<unknown>, window = callWindow): Promise<Cost> {
+  async function measure(
+    fn: (i: number) => Promise<unknown>,
+    window = callWindow,
+    profileAs?: string,
+  ): Promise<Cost> {
     for (let i = 0; i < warmup; i += 1) await fn(i);
+    const profiling = profiler && profileAs ? profiler : null;
+    if (profiling) {
+      await profiling.post('Profiler.enable');
+      await profiling.post('Profiler.start');
+    }
     const pg0 = await backends?.start();
     const statements0 = bench.statementCount();
     const node0 = process.cpuUsage();
@@ -92,6 +108,11 @@ async function main(): Promise<void> {
       times.push(performance.now() - t0);
     }
     const nodeUsage = process.cpuUsage(node0);
+    if (profiling) {
+      const { profile } = await profiling.post('Profiler.stop');
+      mkdirSync(profileDir!, { recursive: true });
+      writeFileSync(join(profileDir!, `${profileAs}.cpuprofile`), JSON.stringify(profile));
+    }
     const statementsUsed = bench.statementCount() - statements0;
     const pgMs = pg0 ? await pg0.stop() : null;
     const node = (nodeUsage.user + nodeUsage.system) / 1000 / window;
@@ -199,7 +220,7 @@ async function main(): Promise<void> {
       const call = (i: number) =>
         inject('POST', `/v1/sessions/${session}/context`, contextBody(i, channelId, newAnchor()));
       console.log(`  ${label}: ${turns}-turn session…`);
-      const cost = await measure(call);
+      const cost = await measure(call, callWindow, `call-${size}-${turns}`);
       byTurns.set(turns, cost);
       rows.push(row('context call, new anchor', turns, cost));
       if (turns === 50) {

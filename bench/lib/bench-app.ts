@@ -26,7 +26,8 @@ export interface BenchApp {
 export async function openBenchApp(databaseName: string): Promise<BenchApp> {
   let statements = 0;
   const database = await openBenchDatabase(databaseName, {
-    onStatement: () => {
+    onStatement: (q: string) => {
+      if (process.env.BENCH_LOG_STATEMENTS) console.error(`STMT ${q.replace(/\s+/g, ' ').slice(0, 140)}`);
       statements += 1;
     },
   });

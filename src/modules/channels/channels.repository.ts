@@ -2,6 +2,7 @@
 // ingest's (channel-ingest.repository.ts) under one repository.
 import { sql } from 'drizzle-orm';
 import { queryRows, unprepared, type Executor } from '../../db/client.js';
+import { builtStatements, rawStatement, rowsOf, slot } from '../../db/prepared.js';
 import { TEXT_SEARCH_CONFIG } from '../../db/schema.js';
 
 import {
@@ -62,6 +63,8 @@ function topLevelBeforeSql(scope: TopLevelScope) {
               and (ts, message_id) < (to_timestamp(${scope.ts} / 1000.0), ${scope.messageId})
             order by ts desc, message_id desc limit ${sql.raw(String(literalLimit(scope.limit)))}) m`;
 }
+
+const built = builtStatements();
 
 const withRepliesInWindow = (row: MessageRow & { replies_in_window: number }) => ({
   ...toMessage(row),
@@ -144,10 +147,34 @@ export function createChannelsRepository(db: Executor) {
       scope: TopLevelScope,
       tx: Executor = db,
     ): Promise<{ channelName: string | null; rows: (StoredMessage & { repliesInWindow: number })[] }> {
-      const rows = await queryRows<MessageRow & { replies_in_window: number; channel_name: string | null }>(
-        tx,
-        sql`select (select name from channels where ${scopeWhere(scope)}) as channel_name, x.*
-          from (select 1) as one left join lateral (${topLevelBeforeSql(scope)}) x on true`,
+      const limit = literalLimit(scope.limit);
+      const statement = built(tx, `snapshot:${limit}`, (executor) => {
+        const slots = {
+          tenantId: slot('tenantId'),
+          platform: slot('platform'),
+          channelId: slot('channelId'),
+          ts: slot<number>('ts'),
+          messageId: slot('messageId'),
+          limit,
+          repliesFrom: slot<number>('repliesFrom'),
+          repliesTo: slot<number>('repliesTo'),
+        };
+        return rawStatement<MessageRow & { replies_in_window: number; channel_name: string | null }>(
+          executor,
+          sql`select (select name from channels where ${scopeWhere(slots)}) as channel_name, x.*
+            from (select 1) as one left join lateral (${topLevelBeforeSql(slots)}) x on true`,
+        );
+      });
+      const rows = await rowsOf(
+        statement.execute({
+          tenantId: scope.tenantId,
+          platform: scope.platform,
+          channelId: scope.channelId,
+          ts: scope.ts,
+          messageId: scope.messageId,
+          repliesFrom: scope.repliesFrom,
+          repliesTo: scope.repliesTo,
+        }),
       );
       return {
         channelName: rows[0]?.channel_name ?? null,

@@ -31,9 +31,9 @@ export function withContextMetrics(context: ContextService, metrics: ContextMetr
       let components: BudgetComponents | undefined;
       const result = await context.assemble({
         ...params,
-        encode: (reply) => {
+        encode: (reply, payloadText) => {
           components = reply.budget.components;
-          return params.encode(reply);
+          return params.encode(reply, payloadText);
         },
       });
       if (!result.replayed && components) metrics.observe(components);

@@ -9,7 +9,6 @@ import { conflict } from '../../shared/errors.js';
 import type { SessionRow } from '../sessions/sessions.repository.js';
 import type { ManifestService } from '../sessions/manifest.service.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
-import type { DeferredTool } from '../tools/core/tool-deferral.js';
 import type { AssembleResult } from './core/assemble.js';
 import { splitPayload } from './core/payload-layout.js';
 import type { ContextRepository } from './context.repository.js';
@@ -36,7 +35,8 @@ export function recordTurn(
     model: string;
     /** Assembly's "now" (the anchor's time); the log's created_at is the clock's. */
     now: Date;
-    deferredTools: (DeferredTool & { input_schema?: unknown })[];
+    /** The request's tools: the deferred ones are logged with their schemas. */
+    callerTools: readonly { name?: string; input_schema?: unknown }[];
     /** Runs last in the transaction with the turn's seq (the Idempotency-Key record). */
     onCommit: (tx: Executor, seq: number) => Promise<void>;
   },
@@ -45,6 +45,10 @@ export function recordTurn(
   const { tenantId, sessionId, request, result, session, lane, laneKey, sha, model, now } = params;
   const stored = splitPayload(params.payloadText);
   const calledAt = deps.clock.now();
+  const deferredTools = result.deferred_tools.map((d) => ({
+    ...d,
+    input_schema: params.callerTools.find((t) => t.name === d.name)?.input_schema,
+  }));
   return deps.transcript.appendTurns({
     tenantId,
     sessionId,
@@ -82,7 +86,7 @@ export function recordTurn(
           laneKey,
           laneVersion: lane.version,
           payloadSha256: sha,
-          budget: { ...result.budget, deferred_tools: params.deferredTools },
+          budget: { ...result.budget, deferred_tools: deferredTools },
           model,
           createdAt: calledAt,
           anchorAt: now,

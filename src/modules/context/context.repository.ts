@@ -2,6 +2,7 @@
 // slot it writes) and the audit log of context calls (docs/design.md §6.13).
 import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { builtStatements, slot } from '../../db/prepared.js';
 import { contextLog, laneStates, payloadParts, sessions } from '../../db/schema.js';
 import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
 import { scopeVersionsSql } from '../memory/scope-documents.repository.js';
@@ -35,6 +36,70 @@ export interface TurnLoad {
   scopeVersions: Record<string, number>;
 }
 
+/**
+ * loadTurn's statement for a shape (an anchor or none, a query or none), built once (src/db/prepared.ts):
+ * its values are the placeholders tenantId, sessionId, platform, channelId, messageId, laneKey,
+ * agentId and lexemeText.
+ */
+function loadTurnStatement(tx: Executor, shape: { anchor: boolean; lexemes: boolean }) {
+  const tenantId = slot('tenantId');
+  const anchorScope = { tenantId, platform: slot('platform'), channelId: slot('channelId') };
+  // A deleted anchor is read (anchorFromRow answers null for it) but has no say in the lane.
+  const anchorLane = shape.anchor
+    ? sql`(select m.lane_key from channel_messages m where m.tenant_id = ${tenantId}
+        and m.platform = ${anchorScope.platform} and m.channel_id = ${anchorScope.channelId}
+        and m.message_id = ${slot('messageId')} and not m.is_placeholder and m.deleted_at is null)`
+    : sql`null::text`;
+  const laneKey = sql<string>`coalesce(${anchorLane}, ${slot('laneKey')}::text,
+    ${sessions.turnState}->>'last_lane_key',
+    case when ${sessions.channelId} is null then 'root:session' else 'root:' || ${sessions.channelId} end)`;
+  const agentId = sql`coalesce(${slot('agentId')}::text, ${sessions.agentId})`;
+  return tx
+    .select({
+      session: sessions,
+      laneKey,
+      lane: laneStates,
+      anchor: shape.anchor
+        ? sql<unknown>`${messageJsonSql(anchorScope, slot('messageId'))}`
+        : sql<null>`null`,
+      lastPercentage: sql<number | null>`(select (c.budget->>'percentage')::float8 from context_log c
+        where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.id}
+        order by c.turn_seq desc limit 1)`,
+      lexemes: shape.lexemes ? sql<unknown>`${lexemesSql(slot('lexemeText'))}` : sql<null>`null`,
+      // The keys of context.retrieve.ts visibleMemoryScopes, and the session key of its chunks.
+      scopeVersions: sql<unknown>`${scopeVersionsSql(sql`${sessions.tenantId}`, [
+        { source: 'memories', key: sql`'tenant:'` },
+        {
+          source: 'memories',
+          key: sql`'channel:' || ${sessions.platform} || ':' || ${sessions.channelId}`,
+        },
+        { source: 'memories', key: sql`'user:' || ${sessions.platform} || ':' || ${sessions.userId}` },
+        { source: 'memories', key: sql`'session:' || ${sessions.sessionKey}` },
+        { source: 'transcript_chunks', key: sql`${sessions.sessionKey}` },
+      ])}`,
+      agent: sql<unknown>`case when ${agentId} is null then null else json_build_object(
+        'history_turns', (select st.history_turns from agent_settings st
+          where st.tenant_id = ${sessions.tenantId} and st.agent_id = ${agentId}),
+        'sections', coalesce((select json_agg(json_build_object('name', a.name, 'content', a.content,
+            'cacheable', a.cacheable) order by a.position, a.name) from agent_sections a
+          where a.tenant_id = ${sessions.tenantId} and a.agent_id = ${agentId}), '[]'::json)) end`,
+    })
+    .from(sessions)
+    .leftJoin(
+      laneStates,
+      and(
+        eq(laneStates.tenantId, sessions.tenantId),
+        eq(laneStates.sessionId, sessions.id),
+        eq(laneStates.laneKey, laneKey),
+      ),
+    )
+    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.id, slot('sessionId'))))
+    .limit(1)
+    .prepare('load_turn');
+}
+
+const built = builtStatements();
+
 export function createContextRepository(db: Executor) {
   return {
     /**
@@ -56,58 +121,20 @@ export function createContextRepository(db: Executor) {
       },
       tx: Executor = db,
     ): Promise<TurnLoad | null> {
-      const { tenantId, anchor } = params;
-      const anchorScope = anchor && { tenantId, platform: anchor.platform, channelId: anchor.channelId };
-      // A deleted anchor is read (anchorFromRow answers null for it) but has no say in the lane.
-      const anchorLane = anchor
-        ? sql`(select m.lane_key from channel_messages m where m.tenant_id = ${tenantId}
-            and m.platform = ${anchor.platform} and m.channel_id = ${anchor.channelId}
-            and m.message_id = ${anchor.messageId} and not m.is_placeholder and m.deleted_at is null)`
-        : sql`null::text`;
-      const laneKey = sql<string>`coalesce(${anchorLane}, ${params.laneKey}::text,
-        ${sessions.turnState}->>'last_lane_key',
-        case when ${sessions.channelId} is null then 'root:session' else 'root:' || ${sessions.channelId} end)`;
-      const agentId = sql`coalesce(${params.agentId}::text, ${sessions.agentId})`;
-      const [row] = await tx
-        .select({
-          session: sessions,
-          laneKey,
-          lane: laneStates,
-          anchor: anchor ? sql<unknown>`${messageJsonSql(anchorScope!, anchor.messageId)}` : sql<null>`null`,
-          lastPercentage: sql<number | null>`(select (c.budget->>'percentage')::float8 from context_log c
-            where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.id}
-            order by c.turn_seq desc limit 1)`,
-          lexemes:
-            params.lexemeText === null ? sql<null>`null` : sql<unknown>`${lexemesSql(params.lexemeText)}`,
-          // The keys of context.retrieve.ts visibleMemoryScopes, and the session key of its chunks.
-          scopeVersions: sql<unknown>`${scopeVersionsSql(sql`${sessions.tenantId}`, [
-            { source: 'memories', key: sql`'tenant:'` },
-            {
-              source: 'memories',
-              key: sql`'channel:' || ${sessions.platform} || ':' || ${sessions.channelId}`,
-            },
-            { source: 'memories', key: sql`'user:' || ${sessions.platform} || ':' || ${sessions.userId}` },
-            { source: 'memories', key: sql`'session:' || ${sessions.sessionKey}` },
-            { source: 'transcript_chunks', key: sql`${sessions.sessionKey}` },
-          ])}`,
-          agent: sql<unknown>`case when ${agentId} is null then null else json_build_object(
-            'history_turns', (select st.history_turns from agent_settings st
-              where st.tenant_id = ${sessions.tenantId} and st.agent_id = ${agentId}),
-            'sections', coalesce((select json_agg(json_build_object('name', a.name, 'content', a.content,
-                'cacheable', a.cacheable) order by a.position, a.name) from agent_sections a
-              where a.tenant_id = ${sessions.tenantId} and a.agent_id = ${agentId}), '[]'::json)) end`,
-        })
-        .from(sessions)
-        .leftJoin(
-          laneStates,
-          and(
-            eq(laneStates.tenantId, sessions.tenantId),
-            eq(laneStates.sessionId, sessions.id),
-            eq(laneStates.laneKey, laneKey),
-          ),
-        )
-        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.id, params.sessionId)))
-        .limit(1);
+      const { anchor } = params;
+      const statement = built(tx, `${anchor !== null}:${params.lexemeText !== null}`, (executor) =>
+        loadTurnStatement(executor, { anchor: anchor !== null, lexemes: params.lexemeText !== null }),
+      );
+      const [row] = await statement.execute({
+        tenantId: params.tenantId,
+        sessionId: params.sessionId,
+        platform: anchor?.platform ?? null,
+        channelId: anchor?.channelId ?? null,
+        messageId: anchor?.messageId ?? null,
+        laneKey: params.laneKey,
+        agentId: params.agentId,
+        lexemeText: params.lexemeText,
+      });
       if (!row) return null;
       const agent = (typeof row.agent === 'string' ? JSON.parse(row.agent) : row.agent) as {
         history_turns: number | null;

@@ -16,22 +16,28 @@ import { anthropicPayloadSchema, openaiChatPayloadSchema } from './payload.schem
 
 const TAGS = ['context'];
 
+/** The start of the wire reply before its payload's bytes: the payload is the wire schema's first key. */
+const PAYLOAD_HEAD = '{"payload":{}';
+
 /**
  * The reply as it goes on the wire: what the route's serializer would write. The context call
  * stores these bytes with its Idempotency-Key, so a replay is byte-identical (jsonb would reorder
- * the keys of the open payload object).
+ * the keys of the open payload object). The payload goes in as `payloadText`, the bytes whose
+ * SHA-256 the reply states (JSON.stringify of the payload), not stringified a second time.
  */
-function encodeContextReply(reply: ContextReply): string {
-  // The payload, context and attachments are typed in the service (the payload is the SDK's
-  // MessageCreateParams); the wire schema keeps them open so nothing is reordered or stripped.
+function encodeContextReply(reply: ContextReply, payloadText: string): string {
+  // The context and attachments are typed in the service; the wire schema keeps them open so
+  // nothing is reordered or stripped.
   const encoded = z.safeEncode(contextReplyWireSchema, {
     ...reply,
-    payload: reply.payload as unknown as Record<string, unknown>,
+    payload: {},
     context: reply.context as unknown as Record<string, unknown>,
     attachments: reply.attachments as unknown as Record<string, unknown>[],
   });
   if (!encoded.success) throw new Error(`context reply does not match its schema: ${encoded.error.message}`);
-  return JSON.stringify(encoded.data);
+  const text = JSON.stringify(encoded.data);
+  if (!text.startsWith(PAYLOAD_HEAD)) throw new Error('the wire reply does not start with its payload');
+  return `{"payload":${payloadText}${text.slice(PAYLOAD_HEAD.length)}`;
 }
 
 export function contextRoutes(services: Services): FastifyPluginAsyncZod {

@@ -39,6 +39,7 @@ import {
   channelContextInput,
   laneViewOf,
   quotedReplyOf,
+  type Assembled,
   type ContextReply,
   type ContextRequest,
 } from './context.types.js';
@@ -97,10 +98,10 @@ export function createContextService(deps: {
     tenantId: string;
     sessionId: string;
     request: ContextRequest;
-    beforeCommit?: (tx: Executor, reply: ContextReply) => Promise<void>;
+    beforeCommit?: (tx: Executor, assembled: Assembled) => Promise<void>;
     /** Set on the second pass, after a compaction this call ran (it runs at most one). */
     compacted?: CompactionRun;
-  }): Promise<ContextReply> {
+  }): Promise<Assembled> {
     const { tenantId, sessionId, request } = params;
     const include = request.include ?? {};
     const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
@@ -262,7 +263,6 @@ export function createContextService(deps: {
       ...s,
       cacheable: s.cacheable ?? true,
     }));
-    const previousPercentage = loaded.lastPercentage;
     const model = request.model ?? config.DEFAULT_MODEL;
     // history_turns: a view of the lane's latest turns, widened so no tool pair (nor the open tool
     // loop) is split.
@@ -303,7 +303,7 @@ export function createContextService(deps: {
           sha256: r.contentHash,
           included_at_turn: r.includedAtTurn,
         })),
-        previousPercentage,
+        previousPercentage: loaded.lastPercentage,
         estimator: deps.estimator,
       });
     let result = assemble(channelContext);
@@ -350,26 +350,25 @@ export function createContextService(deps: {
 
     const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
     const { text: payloadText, sha256: sha } = payloadBytes(payload);
-    const replyFor = (turnSeq: number | null): ContextReply => ({
-      payload,
-      format: request.format ?? 'anthropic',
-      budget: result.budget,
-      compaction: compactionReport(),
-      context: result.context,
-      attachments: result.attachments,
-      deferred_tools: result.deferred_tools,
-      notes: result.notes,
-      cache: result.cache,
-      turn_seq: turnSeq,
-      payload_sha256: sha,
-      dry_run: request.dry_run ?? false,
+    const replyFor = (turnSeq: number | null): Assembled => ({
+      payloadText,
+      reply: {
+        payload,
+        format: request.format ?? 'anthropic',
+        budget: result.budget,
+        compaction: compactionReport(),
+        context: result.context,
+        attachments: result.attachments,
+        deferred_tools: result.deferred_tools,
+        notes: result.notes,
+        cache: result.cache,
+        turn_seq: turnSeq,
+        payload_sha256: sha,
+        dry_run: request.dry_run ?? false,
+      },
     });
     if (request.dry_run) return replyFor(null);
 
-    const deferredWithSchemas = result.deferred_tools.map((d) => ({
-      ...d,
-      input_schema: callerTools.find((t) => t.name === d.name)?.input_schema,
-    }));
     // 4. Record: the rendered user turn with its audit row, manifest, lane marker and slot.
     const appended = await recordTurn(deps, {
       tenantId,
@@ -383,7 +382,7 @@ export function createContextService(deps: {
       payloadText,
       model,
       now,
-      deferredTools: deferredWithSchemas,
+      callerTools,
       onCommit: (tx, seq) => params.beforeCommit?.(tx, replyFor(seq)) ?? Promise.resolve(),
     });
     // The lane over its thresholds after this turn: a background compaction (never on the hot path).
@@ -414,7 +413,8 @@ export function createContextService(deps: {
       sessionId: string;
       request: ContextRequest;
       idempotencyKey?: string;
-      encode: (reply: ContextReply) => string;
+      /** The wire bytes of a reply; `payloadText` is JSON.stringify(reply.payload), already made. */
+      encode: (reply: ContextReply, payloadText: string) => string;
     }): Promise<{ body: string; replayed: boolean }> {
       const { tenantId, sessionId, request, encode } = params;
       const result = await deps.idempotency.runRecorded<string>(
@@ -426,16 +426,16 @@ export function createContextService(deps: {
         },
         async (record) => {
           let body: string | null = null;
-          const reply = await assembleTurn({
+          const assembled = await assembleTurn({
             tenantId,
             sessionId,
             request,
             beforeCommit: async (tx, committed) => {
-              body = encode(committed);
+              body = encode(committed.reply, committed.payloadText);
               await record({ statusCode: 200, body }, tx);
             },
           });
-          return { statusCode: 200, body: body ?? encode(reply) };
+          return { statusCode: 200, body: body ?? encode(assembled.reply, assembled.payloadText) };
         },
       );
       return { body: result.body, replayed: result.replayed };

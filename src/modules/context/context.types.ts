@@ -163,3 +163,9 @@ export function quotedReplyOf(m: {
     text: m.text,
   };
 }
+
+/** A context call's reply, and its payload's bytes (JSON.stringify of reply.payload, as hashed). */
+export interface Assembled {
+  reply: ContextReply;
+  payloadText: string;
+}

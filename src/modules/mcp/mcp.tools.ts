@@ -97,6 +97,10 @@ export async function runSessionTool(
     ...(args.format ? { format: args.format } : {}),
     dry_run: true,
   });
-  const reply = await services.context.assemble({ ...bound, request, encode: JSON.stringify });
+  const reply = await services.context.assemble({
+    ...bound,
+    request,
+    encode: (reply) => JSON.stringify(reply),
+  });
   return text(reply.body);
 }

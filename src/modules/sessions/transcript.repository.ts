@@ -2,10 +2,13 @@
 import { and, asc, eq, getTableColumns, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
 import { OFFLOAD_REFERENCE_START, offloadReferenceEnd } from './core/offload.js';
 import type { Executor } from '../../db/client.js';
+import { builtStatements, slot } from '../../db/prepared.js';
 import { transcriptEntries } from '../../db/schema.js';
 
 export type TranscriptEntryRow = typeof transcriptEntries.$inferSelect;
 export type NewTranscriptEntry = typeof transcriptEntries.$inferInsert;
+
+const built = builtStatements();
 
 export function createTranscriptRepository(db: Executor) {
   const ofSession = (tenantId: string, sessionId: string) =>
@@ -140,20 +143,26 @@ export function createTranscriptRepository(db: Executor) {
       params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number; atSeq: number },
       tx: Executor = db,
     ) {
-      const lane = and(
-        ofSession(params.tenantId, params.sessionId),
-        eq(transcriptEntries.laneKey, params.laneKey),
+      const statement = built(tx, 'lane_entries_from', (executor) =>
+        executor
+          .select({
+            ...getTableColumns(transcriptEntries),
+            laneCount: sql<number>`(select count(*)::int from transcript_entries c
+              where c.tenant_id = ${slot('tenantId')} and c.session_id = ${slot('sessionId')}
+                and c.lane_key = ${slot('laneKey')} and c.seq >= ${slot('fromSeq')})`.mapWith(Number),
+          })
+          .from(transcriptEntries)
+          .where(
+            and(
+              ofSession(slot('tenantId'), slot('sessionId')),
+              eq(transcriptEntries.laneKey, slot('laneKey')),
+              gte(transcriptEntries.seq, slot<number>('from')),
+            ),
+          )
+          .orderBy(asc(transcriptEntries.seq))
+          .prepare('lane_entries_from'),
       );
-      return tx
-        .select({
-          ...getTableColumns(transcriptEntries),
-          laneCount: sql<number>`(select count(*)::int from transcript_entries c
-            where c.tenant_id = ${params.tenantId} and c.session_id = ${params.sessionId}
-              and c.lane_key = ${params.laneKey} and c.seq >= ${params.fromSeq})`.mapWith(Number),
-        })
-        .from(transcriptEntries)
-        .where(and(lane, gte(transcriptEntries.seq, Math.max(params.fromSeq, params.atSeq))))
-        .orderBy(asc(transcriptEntries.seq));
+      return statement.execute({ ...params, from: Math.max(params.fromSeq, params.atSeq) });
     },
 
     /** Sum of the token estimates of a lane's entries after `afterSeq`. */

@@ -15,8 +15,14 @@ export interface BlockLabel {
  * escapes: still valid JSON, never a tag.
  */
 export function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+  const json = JSON.stringify(value);
+  // Most text holds none of the three: one scan, and no copy.
+  return UNSAFE_CHAR.test(json) ? json.replace(UNSAFE_CHARS, (c) => ESCAPED[c]!) : json;
 }
+
+const UNSAFE_CHAR = /[<>&]/;
+const UNSAFE_CHARS = /[<>&]/g;
+const ESCAPED: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026' };
 
 function attributeText(attributes: Record<string, string | number> | undefined): string {
   if (!attributes) return '';
