@@ -42,7 +42,29 @@ export function graphemeEnds(text: string): number[] {
 }
 
 /** Whitespace runs (newlines included) become one space; ends are trimmed. */
-export const collapseWhitespace = (text: string) => text.replace(/\s+/gu, ' ').trim();
+export const collapseWhitespace = (text: string) =>
+  collapsed(text) ? text : text.replace(/\s+/gu, ' ').trim();
+
+/**
+ * Whether `text` is already collapsed (a char-code scan, where the Unicode regex costs several
+ * times more): no whitespace but single inner spaces. Any character from U+0080 up that \s could
+ * match sends it to the regex.
+ */
+function collapsed(text: string): boolean {
+  let previousSpace = true;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 32) {
+      if (previousSpace) return false;
+      previousSpace = true;
+    } else if (c <= 13 ? c >= 9 : c >= 0x80 && WIDE_SPACE.test(text[i]!)) {
+      return false;
+    } else previousSpace = false;
+  }
+  return !previousSpace || text.length === 0;
+}
+
+const WIDE_SPACE = /\s/u;
 
 /** A snippet of at most `max` graphemes of the collapsed text, "…" appended when cut. */
 export function snippet(text: string, max: number): string {

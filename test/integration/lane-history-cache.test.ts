@@ -6,6 +6,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transcriptEntries } from '../../src/db/schema.js';
 import { createLaneHistoryCache } from '../../src/modules/context/lane-history-cache.js';
+import { createContextRepository, type LaneReadAhead } from '../../src/modules/context/context.repository.js';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -101,5 +102,101 @@ describe('lane history cache', () => {
     // Another tenant's read of the same session id finds nothing.
     const other = await ctx.tenant();
     expect(await cache.laneEntries({ ...scope, tenantId: other.tenantId })).toEqual([]);
+  });
+});
+
+describe('lane entries read ahead by the first statement', () => {
+  it('reads what laneEntriesFrom reads, and the cache uses it without a statement of its own', async () => {
+    const transcript = ctx.app.services.transcript;
+    const context = createContextRepository(ctx.deps.database.db);
+    const { session } = await ctx.app.services.sessions.getOrCreate({
+      tenantId: t.tenantId,
+      sessionKey: `lane-ahead-${Date.now()}`,
+    });
+    const scope = { tenantId: t.tenantId, sessionId: session.id, laneKey: LANE, fromSeq: 0 };
+    // Every column filled somewhere: strings that read as JSON, blocks, author, source, time, usage.
+    const append = (n: number, from: number) =>
+      transcript.appendTurns({
+        tenantId: t.tenantId,
+        sessionId: session.id,
+        turns: Array.from({ length: n }, (_, k) => {
+          const i = from + k;
+          return i % 2 === 0
+            ? {
+                role: 'user' as const,
+                content: [`42`, '{"answer": true}', 'plain <b>&</b> text'][i % 3]!,
+                lane_key: LANE,
+                author: { id: `U${i}`, name: `user ${i}` },
+                source: { platform: 'slack', channel_id: 'C1', message_id: `m${i}` },
+                time: new Date(Date.UTC(2026, 0, 1, 0, 0, i, 123)).toISOString(),
+              }
+            : {
+                role: 'assistant' as const,
+                content: [{ type: 'text' as const, text: `answer ${i}` }],
+                lane_key: LANE,
+                usage: { input_tokens: 10 + i, output_tokens: 2 },
+                model: 'claude-test',
+              };
+        }),
+      });
+    const reads = { whole: 0, from: 0 };
+    const cache = createLaneHistoryCache({
+      transcript: {
+        laneEntries: (p) => ((reads.whole += 1), transcript.laneEntries(p)),
+        laneEntriesFrom: (p) => ((reads.from += 1), transcript.laneEntriesFrom(p)),
+      },
+    });
+    const load = (laneRead: LaneReadAhead | null) =>
+      context.loadTurn({
+        tenantId: t.tenantId,
+        sessionId: session.id,
+        anchor: null,
+        laneKey: LANE,
+        agentId: null,
+        lexemeText: null,
+        laneRead,
+      });
+
+    await append(6, 0);
+    expect(cache.readAhead(t.tenantId, session.id)).toBeNull();
+    await cache.laneEntries(scope);
+    const ahead = cache.readAhead(t.tenantId, session.id)!;
+    expect(ahead).toEqual({ laneKey: LANE, fromSeq: 0, atSeq: 6 });
+
+    // The carried read equals laneEntriesFrom's rows, column for column.
+    await append(4, 6);
+    const loaded = (await load({ ...ahead, atSeq: 2 }))!;
+    const plain = await transcript.laneEntriesFrom({ ...scope, atSeq: 2 });
+    expect(loaded.laneRead!.count).toBe(plain[0]!.laneCount);
+    expect(loaded.laneRead!.rows).toEqual(plain.map(({ laneCount: _n, ...row }) => row));
+    // Turns whose text reads as JSON come back as the strings they were (one layer parses).
+    const contents = loaded.laneRead!.rows.map((r) => r.content);
+    expect(contents).toContain('42');
+    expect(contents).toContain('{"answer": true}');
+
+    // The cache takes the new entries from the load: no statement of its own.
+    const before = { ...reads };
+    const read = (await load(ahead))!.laneRead;
+    const entries = await cache.laneEntries(scope, read);
+    expect(reads).toEqual(before);
+    expect(entries.map((e) => e.seq)).toEqual((await transcript.laneEntries(scope)).map((e) => e.seq));
+    expect(entries).toEqual(await transcript.laneEntries(scope));
+
+    // A read ahead of another lane, or from an entry no longer the last held, is not used.
+    await cache.laneEntries(scope, { ...read!, laneKey: 'root:other' });
+    expect(reads.from).toBe(before.from + 1);
+    await cache.laneEntries(scope, read);
+    expect(reads.from).toBe(before.from + 2);
+
+    // A held entry deleted: the carried count shows it, and the lane is read again whole.
+    await ctx.deps.database.db.execute(
+      sql`delete from transcript_entries where tenant_id = ${t.tenantId} and session_id = ${session.id} and seq = 3`,
+    );
+    const afterDelete = (await load(cache.readAhead(t.tenantId, session.id)))!.laneRead;
+    const wholeBefore = reads.whole;
+    expect((await cache.laneEntries(scope, afterDelete)).map((e) => e.seq)).toEqual(
+      (await transcript.laneEntries(scope)).map((e) => e.seq),
+    );
+    expect(reads.whole).toBe(wholeBefore + 1);
   });
 });

@@ -172,6 +172,31 @@ describe('snippets', () => {
     expect(collapseWhitespace('  a \n b  ')).toBe('a b');
   });
 
+  it('collapseWhitespace answers as the regex does, with or without its fast path', () => {
+    const pieces = [
+      'a',
+      'é',
+      '😀',
+      ' ',
+      '  ',
+      '\n',
+      '\t',
+      '\r\n',
+      '\u00a0',
+      '\u2003',
+      '\u3000',
+      '\ufeff',
+      'x y',
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const texts = ['', ' ', 'a', 'a b', ' a', 'a ', 'a  b', 'a\u00a0b'];
+    for (let n = 0; n < 3000; n += 1) {
+      texts.push(Array.from({ length: next() % 8 }, () => pieces[next() % pieces.length]!).join(''));
+    }
+    for (const text of texts) expect(collapseWhitespace(text)).toBe(text.replace(/\s+/gu, ' ').trim());
+  });
+
   it('cutToBudget finds the longest grapheme prefix that fits, or null', () => {
     const cost = (s: string) => [...s].length;
     expect(cutToBudget('abcdef', 4, cost)).toBe('abc…');

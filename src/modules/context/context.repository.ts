@@ -8,6 +8,11 @@ import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
 import { scopeVersionsSql } from '../memory/scope-documents.repository.js';
 import { messageFromJson, messageJsonSql, type StoredMessage } from '../channels/channel-rows.repository.js';
 import type { PayloadPart } from './core/payload-layout.js';
+import {
+  laneEntriesJsonSql,
+  laneEntriesOfJson,
+  type LaneEntriesRead,
+} from '../sessions/transcript.repository.js';
 import type { PendingSlot } from './core/pending-slot.js';
 
 export type LaneStateRow = typeof laneStates.$inferSelect;
@@ -34,6 +39,15 @@ export interface TurnLoad {
    * (scope-cache.ts scopeVersionsSql): retrieval searches small scopes in the process's held copy.
    */
   scopeVersions: Record<string, number>;
+  /** The lane entries asked for in `laneRead`, read in the same statement; null when none were. */
+  laneRead: (LaneReadAhead & LaneEntriesRead) | null;
+}
+
+/** Which lane entries a load reads too: laneEntriesFrom's parameters. */
+export interface LaneReadAhead {
+  laneKey: string;
+  fromSeq: number;
+  atSeq: number;
 }
 
 /**
@@ -41,7 +55,7 @@ export interface TurnLoad {
  * its values are the placeholders tenantId, sessionId, platform, channelId, messageId, laneKey,
  * agentId and lexemeText.
  */
-function loadTurnStatement(tx: Executor, shape: { anchor: boolean; lexemes: boolean }) {
+function loadTurnStatement(tx: Executor, shape: { anchor: boolean; lexemes: boolean; laneRead: boolean }) {
   const tenantId = slot('tenantId');
   const anchorScope = { tenantId, platform: slot('platform'), channelId: slot('channelId') };
   // A deleted anchor is read (anchorFromRow answers null for it) but has no say in the lane.
@@ -66,6 +80,15 @@ function loadTurnStatement(tx: Executor, shape: { anchor: boolean; lexemes: bool
         where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.id}
         order by c.turn_seq desc limit 1)`,
       lexemes: shape.lexemes ? sql<unknown>`${lexemesSql(slot('lexemeText'))}` : sql<null>`null`,
+      laneRead: shape.laneRead
+        ? sql<unknown>`${laneEntriesJsonSql({
+            tenantId: sessions.tenantId,
+            sessionId: sessions.id,
+            laneKey: slot('readLaneKey'),
+            fromSeq: slot<number>('readFromSeq'),
+            from: slot<number>('readFrom'),
+          })}`
+        : sql<null>`null`,
       // The keys of context.retrieve.ts visibleMemoryScopes, and the session key of its chunks.
       scopeVersions: sql<unknown>`${scopeVersionsSql(sql`${sessions.tenantId}`, [
         { source: 'memories', key: sql`'tenant:'` },
@@ -118,13 +141,18 @@ export function createContextRepository(db: Executor) {
         laneKey: string | null;
         agentId: string | null;
         lexemeText: string | null;
+        /** The lane entries to read too (LaneHistoryCache.readAhead), as laneEntriesFrom would. */
+        laneRead: LaneReadAhead | null;
       },
       tx: Executor = db,
     ): Promise<TurnLoad | null> {
-      const { anchor } = params;
-      const statement = built(tx, `${anchor !== null}:${params.lexemeText !== null}`, (executor) =>
-        loadTurnStatement(executor, { anchor: anchor !== null, lexemes: params.lexemeText !== null }),
-      );
+      const { anchor, laneRead } = params;
+      const shape = {
+        anchor: anchor !== null,
+        lexemes: params.lexemeText !== null,
+        laneRead: laneRead !== null,
+      };
+      const statement = built(tx, JSON.stringify(shape), (executor) => loadTurnStatement(executor, shape));
       const [row] = await statement.execute({
         tenantId: params.tenantId,
         sessionId: params.sessionId,
@@ -134,6 +162,9 @@ export function createContextRepository(db: Executor) {
         laneKey: params.laneKey,
         agentId: params.agentId,
         lexemeText: params.lexemeText,
+        readLaneKey: laneRead?.laneKey ?? null,
+        readFromSeq: laneRead?.fromSeq ?? null,
+        readFrom: laneRead ? Math.max(laneRead.fromSeq, laneRead.atSeq) : null,
       });
       if (!row) return null;
       const agent = (typeof row.agent === 'string' ? JSON.parse(row.agent) : row.agent) as {
@@ -147,6 +178,7 @@ export function createContextRepository(db: Executor) {
         lastPercentage: row.lastPercentage === null ? null : Number(row.lastPercentage),
         anchor: messageFromJson(row.anchor),
         lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
+        laneRead: laneRead && { ...laneRead, ...laneEntriesOfJson(row.laneRead) },
         scopeVersions: (typeof row.scopeVersions === 'string'
           ? JSON.parse(row.scopeVersions)
           : (row.scopeVersions ?? {})) as Record<string, number>,

@@ -126,6 +126,7 @@ export function createContextService(deps: {
       agentId: request.agent_id ?? null,
       // The query's lexemes depend only on the message: read here, off the retrieval's path.
       lexemeText: wantsRetrieval ? lexemeText(userText) : null,
+      laneRead: laneHistory.readAhead(tenantId, sessionId),
     });
     if (!loaded) throw sessionNotFound(sessionId);
     const { session, agent } = loaded;
@@ -207,7 +208,7 @@ export function createContextService(deps: {
     // Awaited below; until then a failure must not count as unhandled.
     early?.catch(() => {});
     const [entries, channelContext, quoted] = await Promise.all([
-      laneHistory.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }),
+      laneHistory.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }, loaded.laneRead),
       canAttachChannelContext && lane.contextAttachedSeq === null ? loadChannelContext() : null,
       anchor?.reply_to_id && hasChannel
         ? deps.channels.getChannelMessages({

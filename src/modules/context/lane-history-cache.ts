@@ -1,9 +1,12 @@
 // The lane entries a context call reads, kept in the process between calls (issue 16: history costs
 // per new turn, not per turn). The next call of the session reads only the entries from the last one
 // held on; the count the same statement returns tells whether anything held was deleted (retention)
-// or committed out of seq order, and then the lane is read again whole. Bounded in bytes.
+// or committed out of seq order, and then the lane is read again whole. Bounded in bytes. That read
+// rides on the call's first statement when it can (readAhead): the lane the session's last call
+// read, from its last held entry; the call uses it when its lane turns out to be that one.
 import { LRUCache } from 'lru-cache';
-import type { TranscriptEntryRow } from '../sessions/transcript.repository.js';
+import type { LaneEntriesRead, TranscriptEntryRow } from '../sessions/transcript.repository.js';
+import type { LaneReadAhead } from './context.repository.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 import { deepFreeze } from '../../shared/deep-freeze.js';
 
@@ -14,6 +17,8 @@ import { deepFreeze } from '../../shared/deep-freeze.js';
  */
 export const LANE_HISTORY_CACHE_BYTES = 32 * 2 ** 20;
 const ENTRY_OVERHEAD_BYTES = 400;
+/** Sessions whose last lane is remembered for readAhead (a few hundred bytes each). */
+const LAST_LANES = 10_000;
 
 type LaneEntry = TranscriptEntryRow;
 
@@ -34,6 +39,10 @@ export function createLaneHistoryCache(deps: {
     maxSize: maxBytes,
     sizeCalculation: (h) => Math.max(1, h.bytes),
   });
+  /** Per session (tenant and id), the lane and fromSeq of its last read. */
+  const lastLane = new LRUCache<string, { laneKey: string; fromSeq: number }>({ max: LAST_LANES });
+  const keyOf = (p: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number }) =>
+    JSON.stringify([p.tenantId, p.sessionId, p.laneKey, p.fromSeq]);
 
   function keep(key: string, entries: readonly LaneEntry[], bytes: number): readonly LaneEntry[] {
     if (entries.length > 0 && bytes <= maxBytes / 8) held.set(key, { entries, bytes });
@@ -42,21 +51,44 @@ export function createLaneHistoryCache(deps: {
   }
 
   return {
-    /** The lane's entries from `fromSeq`, in seq order (frozen: shared with later calls). */
-    async laneEntries(params: {
-      tenantId: string;
-      sessionId: string;
-      laneKey: string;
-      fromSeq: number;
-    }): Promise<readonly LaneEntry[]> {
-      const key = JSON.stringify([params.tenantId, params.sessionId, params.laneKey, params.fromSeq]);
+    /**
+     * The read the session's next call likely needs: its last lane, from the last entry held (the
+     * call's first statement carries it, ContextRepository.loadTurn); null when nothing is held.
+     */
+    readAhead(tenantId: string, sessionId: string): LaneReadAhead | null {
+      const lane = lastLane.get(JSON.stringify([tenantId, sessionId]));
+      const last = lane && held.peek(keyOf({ tenantId, sessionId, ...lane }))?.entries.at(-1);
+      return last ? { ...lane, atSeq: last.seq } : null;
+    },
+
+    /**
+     * The lane's entries from `fromSeq`, in seq order (frozen: shared with later calls). `read`:
+     * what the call's first statement read ahead, used when it is this lane's read.
+     */
+    async laneEntries(
+      params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number },
+      read?: (LaneReadAhead & LaneEntriesRead) | null,
+    ): Promise<readonly LaneEntry[]> {
+      const key = keyOf(params);
+      lastLane.set(JSON.stringify([params.tenantId, params.sessionId]), {
+        laneKey: params.laneKey,
+        fromSeq: params.fromSeq,
+      });
       const cached = held.get(key);
       if (cached) {
         const last = cached.entries.at(-1)!;
-        const rows = await deps.transcript.laneEntriesFrom({ ...params, atSeq: last.seq });
-        if (rows[0]?.seq === last.seq && rows[0].laneCount === cached.entries.length + rows.length - 1) {
+        const ahead =
+          read && keyOf({ ...params, ...read }) === key && read.atSeq === last.seq
+            ? { count: read.count, rows: read.rows }
+            : null;
+        const rows = ahead?.rows ?? (await deps.transcript.laneEntriesFrom({ ...params, atSeq: last.seq }));
+        const count = ahead ? ahead.count : (rows[0] as { laneCount?: number } | undefined)?.laneCount;
+        if (rows[0]?.seq === last.seq && count === cached.entries.length + rows.length - 1) {
           if (rows.length === 1) return cached.entries;
-          const added = rows.slice(1).map(({ laneCount: _count, ...entry }) => deepFreeze(entry));
+          const added = rows.slice(1).map((row) => {
+            const { laneCount: _count, ...entry } = row as LaneEntry & { laneCount?: number };
+            return deepFreeze(entry);
+          });
           return keep(key, [...cached.entries, ...added], cached.bytes + bytesOf(added));
         }
       }

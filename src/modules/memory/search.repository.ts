@@ -5,172 +5,26 @@
 // Large scopes go through the GIN for the documents where the query's rare lexemes meet.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
-import type { MemoryScope, MemoryType } from './memories.repository.js';
+import { builtStatements, rawStatement, rowsOf, slot } from '../../db/prepared.js';
+import {
+  SOURCES,
+  scopeRows,
+  slottedFilters,
+  tenantCondition,
+  type CandidateRow,
+  type SearchFilters,
+  type SearchSource,
+  type SourceSql,
+} from './search-sources.repository.js';
 
-export type SearchSource = 'memories' | 'transcript_chunks' | 'channel_messages';
-
-export interface SearchFilters {
-  /** Memories only. */
-  scope?: MemoryScope;
-  scopeKey?: string;
-  /**
-   * Any of these scopes (a session's visible memories): the database reads only them, through
-   * memories_scope_idx, so the cost does not follow the tenant's other memories.
-   */
-  scopes?: { scope: MemoryScope; scopeKey: string }[];
-  types?: MemoryType[];
-  /** Transcript chunks only. */
-  sessionKey?: string;
-  /** Channel messages only. */
-  platform?: string;
-  channelId?: string;
-  /** Every source (a memory's lane is metadata.lane_key). */
-  laneKey?: string;
-  since?: Date;
-  until?: Date;
-}
-
-/** One candidate document, with what BM25 needs of it. */
-export type CandidateRow = {
-  id: string;
-  /** The row's ctid, to read its lexemes again (documentLexemes) within the same search. */
-  rid: string;
-  text: string;
-  time_ms: number;
-  lane_key: string | null;
-  extra: Record<string, unknown>;
-  /** Distinct lexemes in the document. */
-  length: number;
-  /** Occurrences of each query lexeme in the document. */
-  tf: Record<string, number>;
-  /** Documents matching each query lexeme (capped at scanLimit); the same for every row. */
-  df: Record<string, number>;
-};
-
-export interface SourceSql {
-  table: SQL;
-  /** The document's time, as a column expression of `d`. */
-  time: SQL;
-  columns: SQL;
-  /** `now` null: expired memories too (the scope cache keeps them and filters at each search). */
-  conditions(tenantId: string, filters: SearchFilters, now: Date | null, tenantIndexed?: boolean): SQL[];
-  /** Whether a btree serves these filters in time order (the scope's newest rows, read backwards). */
-  timeOrdered(filters: SearchFilters): boolean;
-}
-
-const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
-
-function timeConditions(time: SQL, filters: SearchFilters): SQL[] {
-  const out: SQL[] = [];
-  if (filters.since) out.push(sql`${time} >= ${iso(filters.since)}`);
-  if (filters.until) out.push(sql`${time} < ${iso(filters.until)}`);
-  return out;
-}
-
-/**
- * The tenant filter. `tenantIndexed: false` writes it so the GIN cannot use it: for a tenant that
- * fills most of a table, intersecting with its tenant_id posting tree (one entry per row) costs
- * far more than checking the tenant on the few rows a query term matches (measured at 1M rows:
- * 75 ms → 7 ms for a term in 0.4% of the rows).
- */
-function tenantCondition(tenantId: string, tenantIndexed: boolean): SQL {
-  return tenantIndexed ? sql`d.tenant_id = ${tenantId}` : sql`(d.tenant_id || '') = ${tenantId}`;
-}
-
-export const SOURCES: Record<SearchSource, SourceSql> = {
-  memories: {
-    table: sql`memories d`,
-    time: sql`d.updated_at`,
-    columns: sql`d.id::text as id, d.text, d.tsv, d.updated_at as time, (d.metadata->>'lane_key') as lane_key,
-      json_build_object('type', d.type, 'scope', d.scope, 'scope_key', d.scope_key, 'source', d.source,
-        'metadata', d.metadata, 'created_at', d.created_at, 'expires_at', d.expires_at) as extra`,
-    conditions: (tenantId, f, now, tenantIndexed = true) => [
-      tenantCondition(tenantId, tenantIndexed),
-      ...(now ? [sql`(d.expires_at is null or d.expires_at > ${iso(now)})`] : []),
-      ...(f.scope ? [sql`d.scope = ${f.scope}`] : []),
-      ...(f.scopeKey !== undefined ? [sql`d.scope_key = ${f.scopeKey}`] : []),
-      ...(f.scopes
-        ? [
-            f.scopes.length === 0
-              ? sql`false`
-              : sql`(${sql.join(
-                  f.scopes.map((s) => sql`(d.scope = ${s.scope} and d.scope_key = ${s.scopeKey})`),
-                  sql` or `,
-                )})`,
-          ]
-        : []),
-      ...(f.types?.length
-        ? [
-            sql`d.type in (${sql.join(
-              f.types.map((t) => sql`${t}`),
-              sql`, `,
-            )})`,
-          ]
-        : []),
-      ...(f.laneKey ? [sql`(d.metadata->>'lane_key') = ${f.laneKey}`] : []),
-      ...timeConditions(sql`d.updated_at`, f),
-    ],
-    // memories_scope_idx (tenant_id, scope, scope_key, updated_at)
-    timeOrdered: (f) => Boolean(f.scope && f.scopeKey !== undefined),
-  },
-  transcript_chunks: {
-    table: sql`transcript_chunks d`,
-    time: sql`coalesce(d.end_ts, d.created_at)`,
-    columns: sql`(d.session_id::text || ':' || d.first_seq) as id, d.text, d.tsv,
-      coalesce(d.end_ts, d.created_at) as time, d.lane_key,
-      json_build_object('session_id', d.session_id, 'session_key', d.session_key, 'first_seq', d.first_seq,
-        'last_seq', d.last_seq, 'start_ts', d.start_ts, 'end_ts', d.end_ts) as extra`,
-    conditions: (tenantId, f, _now, tenantIndexed = true) => [
-      tenantCondition(tenantId, tenantIndexed),
-      ...(f.sessionKey ? [sql`d.session_key = ${f.sessionKey}`] : []),
-      ...(f.laneKey ? [sql`d.lane_key = ${f.laneKey}`] : []),
-      ...timeConditions(sql`coalesce(d.end_ts, d.created_at)`, f),
-    ],
-    timeOrdered: () => false,
-  },
-  channel_messages: {
-    table: sql`channel_messages d`,
-    time: sql`d.ts`,
-    columns: sql`(d.platform || ':' || d.channel_id || ':' || d.message_id) as id, d.text, d.tsv, d.ts as time,
-      d.lane_key,
-      json_build_object('platform', d.platform, 'channel_id', d.channel_id, 'message_id', d.message_id,
-        'thread_id', d.thread_id, 'author_id', d.author_id, 'author_name', d.author_name) as extra`,
-    conditions: (tenantId, f, _now, tenantIndexed = true) => [
-      tenantCondition(tenantId, tenantIndexed),
-      sql`d.deleted_at is null`,
-      sql`not d.is_placeholder`,
-      ...(f.platform ? [sql`d.platform = ${f.platform}`] : []),
-      ...(f.channelId ? [sql`d.channel_id = ${f.channelId}`] : []),
-      ...(f.laneKey ? [sql`d.lane_key = ${f.laneKey}`] : []),
-      ...timeConditions(sql`d.ts`, f),
-    ],
-    // channel_messages_ts_idx (tenant_id, platform, channel_id, ts)
-    timeOrdered: (f) => Boolean(f.platform && f.channelId),
-  },
-};
-
-/**
- * The rows of a scope read, at most `limit`. A list of memory scopes is read one scope at a time,
- * each through memories_scope_idx with its own LIMIT: a bitmap of all of them would visit every
- * entry of a large scope before the LIMIT applies.
- */
-export function scopeRows(
-  source: SourceSql,
-  tenantId: string,
-  filters: SearchFilters,
-  now: Date | null,
-  limit: number,
-  columns: SQL = sql`d.ctid as rid, d.tsv, ${source.time} as time`,
-): SQL {
-  const read = (f: SearchFilters) =>
-    sql`(select ${columns} from ${source.table}
-      where ${sql.join(source.conditions(tenantId, f, now), sql` and `)} limit ${limit})`;
-  if (!filters.scopes?.length) return read(filters);
-  const reads = filters.scopes.map(({ scope, scopeKey }) =>
-    read({ ...filters, scopes: undefined, scope, scopeKey }),
-  );
-  return sql`select * from (${sql.join(reads, sql` union all `)}) u limit ${limit}`;
-}
+export {
+  SOURCES,
+  scopeRows,
+  type CandidateRow,
+  type SearchFilters,
+  type SearchSource,
+  type SourceSql,
+} from './search-sources.repository.js';
 
 /** What both candidate queries take. */
 interface CandidateQuery {
@@ -224,6 +78,47 @@ export const lexemesOfRow = (value: unknown): string[] =>
   (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as string[];
 
 /**
+ * matchCandidates' statement for a shape, with placeholders for its values (src/db/prepared.ts):
+ * built once per shape and executor, where drizzle would turn the tree into text on every call.
+ */
+function matchSql(sourceName: SearchSource, filters: SearchFilters, newest: boolean, withFallback: boolean) {
+  const source = SOURCES[sourceName];
+  const where = sql.join(source.conditions(slot('tenantId'), filters, slot<Date>('now'), newest), sql` and `);
+  const b = slot<number>('b');
+  const norm = sql`(1 - ${b}::float8 + ${b}::float8 * length(h.tsv) / ${slot('averageLength')}::float8)`;
+  const score = sql`(select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${slot('k1')}::float8 * ${norm})`;
+  return sql`with terms as (
+      select t.lexeme, t.q::tsquery as q, t.idf
+      from jsonb_to_recordset(${slot('weights')}::jsonb) as t(lexeme text, q text, idf float8)
+    ),
+    hits as (
+      select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${slot('match')}::tsquery
+      ${newest ? sql`order by ${source.time} desc` : sql``} limit ${slot('scanLimit')}
+    ),
+    firsts as (
+      select h.rid from hits h order by ${score} desc, h.rid limit ${slot('keep')}
+    ),
+    ${
+      withFallback
+        ? sql`more as (
+      select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${slot('fallbackMatch')}::tsquery
+        and (select count(*) from firsts) < ${slot('fallbackBelow')}
+      limit ${slot('fallbackScanLimit')}
+    ),
+    seconds as (
+      select h.rid from more h where h.rid not in (select rid from firsts)
+      order by ${score} desc, h.rid limit ${slot('keep')}
+    ),
+    docs as (select rid from firsts union all select rid from seconds),`
+        : sql`docs as (select rid from firsts),`
+    }
+    picked as (select null::text as lexeme, null::int as df where false)
+    ${winners(source)}`;
+}
+
+const built = builtStatements();
+
+/**
  * `genericPlans`: where the rare-lexeme candidate reads run (Database.genericPlanDb on PostgreSQL:
  * their custom plan cost ~15× their execution, and the generic plan is the GIN read they are built
  * for); `db` by default.
@@ -273,51 +168,35 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
       },
       tx?: Executor,
     ): Promise<CandidateRow[]> {
-      const source = SOURCES[params.source];
       const newest = params.newest === true;
       const fallback = params.fallback;
-      const where = sql.join(
-        source.conditions(params.tenantId, params.filters, params.now, newest),
-        sql` and `,
-      );
-      const weights = JSON.stringify(params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query, idf: t.idf })));
-      const { k1, b } = params.bm25;
-      const norm = sql`(1 - ${b}::float8 + ${b}::float8 * length(h.tsv) / ${Math.max(params.averageLength, 1)}::float8)`;
+      const slotted = slottedFilters(params.filters);
       // The newest-rows read keeps custom plans: whether the time index or the GIN is right
       // depends on how common its lexemes are.
       const executor = tx ?? (newest ? db : genericPlans);
-      const rows = await queryRows<CandidateRow>(
-        executor,
-        sql`with terms as (
-            select t.lexeme, t.q::tsquery as q, t.idf
-            from jsonb_to_recordset(${weights}::jsonb) as t(lexeme text, q text, idf float8)
-          ),
-          hits as (
-            select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${params.match}::tsquery
-            ${newest ? sql`order by ${source.time} desc` : sql``} limit ${params.scanLimit}
-          ),
-          firsts as (
-            select h.rid from hits h
-            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${k1}::float8 * ${norm}) desc, h.rid
-            limit ${params.keep}
-          ),
-          ${
-            fallback
-              ? sql`more as (
-            select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${fallback.match}::tsquery
-              and (select count(*) from firsts) < ${fallback.below}
-            limit ${fallback.scanLimit}
-          ),
-          seconds as (
-            select h.rid from more h where h.rid not in (select rid from firsts)
-            order by (select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${k1}::float8 * ${norm}) desc, h.rid
-            limit ${params.keep}
-          ),
-          docs as (select rid from firsts union all select rid from seconds),`
-              : sql`docs as (select rid from firsts),`
-          }
-          picked as (select null::text as lexeme, null::int as df where false)
-          ${winners(source)}`,
+      const shape = `${params.source}|${newest}|${fallback !== undefined}|${slotted.shape}`;
+      const statement = built(executor, shape, (on) =>
+        rawStatement<CandidateRow>(
+          on,
+          matchSql(params.source, slotted.filters, newest, fallback !== undefined),
+        ),
+      );
+      const rows = await rowsOf(
+        statement.execute({
+          ...slotted.values,
+          tenantId: params.tenantId,
+          now: params.now.toISOString(),
+          weights: JSON.stringify(params.terms.map((t) => ({ lexeme: t.lexeme, q: t.query, idf: t.idf }))),
+          k1: params.bm25.k1,
+          b: params.bm25.b,
+          averageLength: Math.max(params.averageLength, 1),
+          match: params.match,
+          scanLimit: params.scanLimit,
+          keep: params.keep,
+          fallbackMatch: fallback?.match ?? null,
+          fallbackScanLimit: fallback?.scanLimit ?? null,
+          fallbackBelow: fallback?.below ?? null,
+        }),
       );
       return rows.map(toCandidate);
     },

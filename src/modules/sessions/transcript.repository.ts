@@ -10,6 +10,62 @@ export type NewTranscriptEntry = typeof transcriptEntries.$inferInsert;
 
 const built = builtStatements();
 
+/** What laneEntriesFrom reads, as one json value another statement can carry (ContextRepository.loadTurn). */
+export interface LaneEntriesRead {
+  /** The lane's entries from `fromSeq` (all of them, not only those read). */
+  count: number;
+  /** The entries from `max(fromSeq, atSeq)`, in seq order. */
+  rows: TranscriptEntryRow[];
+}
+
+/**
+ * laneEntriesFrom's read as a scalar json expression: {"count": …, "rows": [row_to_json of each
+ * entry]}; laneEntriesOfJson reads it back as drizzle reads the rows.
+ */
+export const laneEntriesJsonSql = (p: {
+  tenantId: unknown;
+  sessionId: unknown;
+  laneKey: string;
+  fromSeq: number;
+  from: number;
+}) => {
+  const lane = sql`tenant_id = ${p.tenantId} and session_id = ${p.sessionId} and lane_key = ${p.laneKey}`;
+  return sql`json_build_object(
+    'count', (select count(*)::int from transcript_entries where ${lane} and seq >= ${p.fromSeq}),
+    'rows', coalesce((select json_agg(e order by e.seq) from transcript_entries e where ${lane} and seq >= ${p.from}), '[]'::json))`;
+};
+
+const dateOf = (value: unknown) => (value === null || value === undefined ? null : new Date(String(value)));
+
+/** laneEntriesJsonSql's value (json text or parsed, by driver) as laneEntriesFrom returns its rows. */
+export function laneEntriesOfJson(value: unknown): LaneEntriesRead {
+  const read = (typeof value === 'string' ? JSON.parse(value) : value) as {
+    count: number;
+    rows: Record<string, unknown>[];
+  };
+  return {
+    count: Number(read.count),
+    rows: read.rows.map((r) => ({
+      tenantId: r.tenant_id as string,
+      sessionId: r.session_id as string,
+      seq: Number(r.seq),
+      laneKey: r.lane_key as string,
+      kind: r.kind as TranscriptEntryRow['kind'],
+      role: r.role as TranscriptEntryRow['role'],
+      content: r.content,
+      tokenEstimate: Number(r.token_estimate),
+      idempotencyKey: r.idempotency_key as string | null,
+      requestHash: r.request_hash as string | null,
+      author: r.author as TranscriptEntryRow['author'],
+      usage: r.usage as TranscriptEntryRow['usage'],
+      model: r.model as string | null,
+      source: r.source as TranscriptEntryRow['source'],
+      turnAt: dateOf(r.turn_at),
+      createdAt: dateOf(r.created_at)!,
+    })),
+  };
+}
+
 export function createTranscriptRepository(db: Executor) {
   const ofSession = (tenantId: string, sessionId: string) =>
     and(eq(transcriptEntries.tenantId, tenantId), eq(transcriptEntries.sessionId, sessionId));

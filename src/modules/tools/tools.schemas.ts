@@ -4,6 +4,7 @@
 // from the session, never from the tool input, so no schema here has a channel or lane field.
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
+import { deepFreeze } from '../../shared/deep-freeze.js';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -154,10 +155,15 @@ const DESCRIPTIONS: Record<BuiltinToolName, string> = {
     'operation. Reports tokens before and after.',
 };
 
+/** Frozen: every payload shares them, and their token counts are kept (tool-deferral.ts toolTokens). */
 export const BUILTIN_TOOLS: Readonly<Record<BuiltinToolName, Anthropic.Tool>> = Object.fromEntries(
   builtinToolNames.map((name) => [
     name,
-    { name, description: DESCRIPTIONS[name], input_schema: inputSchemaOf(toolInputSchemas[name]) },
+    deepFreeze({
+      name,
+      description: DESCRIPTIONS[name],
+      input_schema: inputSchemaOf(toolInputSchemas[name]),
+    }),
   ]),
 ) as Record<BuiltinToolName, Anthropic.Tool>;
 

@@ -260,8 +260,13 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   const { eligible } = retrieval;
   // Never repeat: rows, channel messages and texts a sent turn already shows are not retrieved again.
   const shown = shownInView(history);
-  const candidates = eligible.filter((item) => outsideView(item, firstSentSeq) && !shown(item, firstKept!));
-  const retrievedSizes = candidates.map((item) => retrieval.sizes[eligible.indexOf(item)]!);
+  const candidates: RetrievedItem[] = [];
+  const retrievedSizes: number[] = [];
+  eligible.forEach((item, i) => {
+    if (!outsideView(item, firstSentSeq) || shown(item, firstKept!)) return;
+    candidates.push(item);
+    retrievedSizes.push(retrieval.sizes[i]!);
+  });
   if (dropped > 0) {
     notes.push(
       `${dropped} oldest history entr${dropped === 1 ? 'y was' : 'ies were'} left out to fit the budget` +

@@ -13,7 +13,7 @@ export const sumTokens = (items: readonly { tokens: number }[]) => items.reduce(
  * estimator in a bounded LRU: BPE counting is the largest pure cost of an assembly. The same
  * text always gets the same count, so memoizing changes no byte of any payload.
  */
-const TEXT_CACHE = new WeakMap<TokenEstimator, LRUCache<string, number>>();
+const STABLE = new WeakMap<TokenEstimator, TokenEstimator>();
 /**
  * The cache's heap, in bytes: each text counted as two bytes a character (V8 keeps a string in one
  * or two) plus the entry's own cost (map slot, LRU links, the number: ~180 bytes, measured). 8 MB
@@ -23,17 +23,15 @@ export const TEXT_CACHE_MAX_BYTES = 8 * 2 ** 20;
 const ENTRY_OVERHEAD_BYTES = 180;
 const entryBytes = (text: string) => 2 * text.length + ENTRY_OVERHEAD_BYTES;
 
+/** The memoizing estimator of `estimator`: one per estimator, so what is keyed by it is kept too. */
 export function stableEstimator(estimator: TokenEstimator): TokenEstimator {
-  let memo = TEXT_CACHE.get(estimator);
-  if (!memo) {
-    memo = new LRUCache<string, number>({
-      maxSize: TEXT_CACHE_MAX_BYTES,
-      sizeCalculation: (_value, key) => entryBytes(key),
-    });
-    TEXT_CACHE.set(estimator, memo);
-  }
-  const cache = memo;
-  return {
+  const known = STABLE.get(estimator);
+  if (known) return known;
+  const cache = new LRUCache<string, number>({
+    maxSize: TEXT_CACHE_MAX_BYTES,
+    sizeCalculation: (_value, key) => entryBytes(key),
+  });
+  const stable: TokenEstimator = {
     content: estimator.content,
     text: (value) => {
       const hit = cache.get(value);
@@ -43,4 +41,6 @@ export function stableEstimator(estimator: TokenEstimator): TokenEstimator {
       return tokens;
     },
   };
+  STABLE.set(estimator, stable);
+  return stable;
 }

@@ -63,8 +63,16 @@ const nameOf = (tool: Anthropic.ToolUnion) => ('name' in tool ? tool.name : '');
 const descriptionOf = (tool: Anthropic.ToolUnion) =>
   'description' in tool && typeof tool.description === 'string' ? tool.description : '';
 
+/** Counts of frozen tools (the built-ins: the same definitions on every call), per estimator. */
+const FROZEN_TOOL_TOKENS = new WeakMap<TokenEstimator, WeakMap<object, number>>();
+
 export function toolTokens(tool: Anthropic.ToolUnion, estimator: TokenEstimator): number {
-  return estimator.text(JSON.stringify(tool));
+  if (!Object.isFrozen(tool)) return estimator.text(JSON.stringify(tool));
+  let counts = FROZEN_TOOL_TOKENS.get(estimator);
+  if (!counts) FROZEN_TOOL_TOKENS.set(estimator, (counts = new WeakMap()));
+  let tokens = counts.get(tool);
+  if (tokens === undefined) counts.set(tool, (tokens = estimator.text(JSON.stringify(tool))));
+  return tokens;
 }
 
 export function deferralNote(count: number): string {
