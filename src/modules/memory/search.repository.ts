@@ -3,7 +3,7 @@
 // ts_rank of the whole query) and how many matched (its capped document frequency), so every
 // document holding a rarely used query term is a candidate for the IDF ranking that follows.
 // Large scopes go through the GIN for the documents where the query's rare lexemes meet.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import { builtStatements, rawStatement, rowsOf, slot } from '../../db/prepared.js';
 import {
