@@ -7,8 +7,9 @@
 //   DATABASE_URL=… npm run bench:call-cost -- --sizes 10000,1000000 --turns 10,50,200,1000
 //   npm run bench:call-cost -- --sizes 10000          (embedded PGlite: Node CPU only)
 //
-// Steady state: `--warmup` calls (default 300) run unmeasured first, while V8 still compiles; then
-// `--window` calls (default 300; floors `--floor-window`, default 3,000) are measured: process.cpuUsage for Node, and utime + stime
+// Steady state: `--warmup` calls (default 1,000: V8 is still optimizing the call's code paths after
+// 300, which then cost ~20% more Node CPU, docs/benchmarks.md) run unmeasured first; then
+// `--window` calls (default 1,000; floors `--floor-window`, default 3,000) are measured: process.cpuUsage for Node, and utime + stime
 // (/proc/<pid>/stat) of this benchmark database's own backends (pg_stat_activity, datname) for
 // PostgreSQL, which must run on this machine. Dry runs, so state does not grow. Throughput: `--total`
 // calls (default 1,000) at concurrency 32 in this process, then split over `--processes` (default 2)
@@ -31,7 +32,7 @@ import {
   vacuumAnalyze,
 } from './lib/channel-fixture.js';
 import { arg, int, machineLine, ms, printTable, summarize, throughput, type Latency } from './lib/measure.js';
-import { openBenchApp } from './lib/bench-app.js';
+import { BENCH_RATE_LIMIT, openBenchApp } from './lib/bench-app.js';
 import { QUESTIONS } from './lib/questions.js';
 import { workerThroughput, type WorkerJob } from './lib/call-workers.js';
 
@@ -66,8 +67,8 @@ async function main(): Promise<void> {
   const onServer = Boolean(process.env.DATABASE_URL);
   const sizes = (arg('sizes') ?? '10000').split(',').map(Number);
   const turnCounts = (arg('turns') ?? '10,50,200,1000').split(',').map(Number);
-  const warmup = Number(arg('warmup') ?? 300);
-  const callWindow = Number(arg('window') ?? 300);
+  const warmup = Number(arg('warmup') ?? 1000);
+  const callWindow = Number(arg('window') ?? 1000);
   // The floors are cheap: more calls, so PostgreSQL's 10 ms CPU ticks still resolve them.
   const floorWindow = Number(arg('floor-window') ?? 3000);
   const total = Number(arg('total') ?? 1000);
@@ -353,7 +354,12 @@ const readable = (pid: number) => {
 /** A worker process of workerThroughput: its own app, warm-up, then its calls on the parent's go. */
 async function worker(job: WorkerJob): Promise<void> {
   const database = await openBenchDatabase(job.database);
-  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://' });
+  const config = parseConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT),
+  });
   const deps = localDeps(config, database);
   const app = await buildApp(deps, { logger: false });
   await app.ready();

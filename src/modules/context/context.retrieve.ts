@@ -161,11 +161,15 @@ export function createRetriever(deps: {
     const results = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])]
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
+    // Each item written out whole (no spread of a shared base): this runs for every candidate.
     const items = results.map((r): RetrievedItem => {
-      const base = { id: r.id, text: r.text, score: r.score, lane_key: r.lane_key, ts: r.time };
       if (r.kind === 'channel_message') {
         return {
-          ...base,
+          id: r.id,
+          text: r.text,
+          score: r.score,
+          lane_key: r.lane_key,
+          ts: r.time,
           kind: 'channel_message',
           source: 'channel',
           author: (r.source.author_name as string | null) ?? (r.source.author_id as string | null) ?? null,
@@ -174,13 +178,25 @@ export function createRetriever(deps: {
       }
       if (r.kind === 'transcript_chunk') {
         return {
-          ...base,
+          id: r.id,
+          text: r.text,
+          score: r.score,
+          lane_key: r.lane_key,
+          ts: r.time,
           kind: 'transcript',
           source: 'conversation',
           seq_range: [Number(r.source.first_seq), Number(r.source.last_seq)],
         };
       }
-      return { ...base, kind: 'memory', source: `memory:${String(r.source.type)}` };
+      return {
+        id: r.id,
+        text: r.text,
+        score: r.score,
+        lane_key: r.lane_key,
+        ts: r.time,
+        kind: 'memory',
+        source: `memory:${String(r.source.type)}`,
+      };
     });
     const hits = items.filter((i) => i.kind === 'channel_message').slice(0, NEIGHBOUR_HITS);
     if (!deps.channels || hits.length === 0) return items;

@@ -181,9 +181,12 @@ export function channelSnapshotOf(input: SnapshotInput): {
   return { snapshot, textCost: cost };
 }
 
+const UNSAFE_CHAR = /[<>&]/;
+
 /** Length of a value's JSON as rendered (the \u escapes of "<", ">" and "&" are 6 characters). */
 function renderedLength(value: unknown): number {
   const json = JSON.stringify(value);
+  if (!UNSAFE_CHAR.test(json)) return json.length;
   let escapes = 0;
   for (let i = 0; i < json.length; i += 1) {
     const c = json.charCodeAt(i);
