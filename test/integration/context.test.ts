@@ -234,6 +234,10 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
     expect(body.turn_seq).toBe(1);
     // The payload hash is of the bytes returned, and the audit row has it.
     expect(createHash('sha256').update(JSON.stringify(body.payload)).digest('hex')).toBe(body.payload_sha256);
+    // Those bytes are the reply's own: the payload goes in as the text that was hashed.
+    expect(first.body.startsWith(`{"payload":${JSON.stringify(body.payload)},"format":"anthropic",`)).toBe(
+      true,
+    );
     const log = await t.inject({ url: `/v1/sessions/${s.id}/context-log` });
     expect(log.statusCode).toBe(200);
     expect(log.json().entries).toMatchObject([

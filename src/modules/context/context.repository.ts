@@ -51,9 +51,9 @@ export interface LaneReadAhead {
 }
 
 /**
- * loadTurn's statement for a shape (an anchor or none, a query or none), built once (src/db/prepared.ts):
- * its values are the placeholders tenantId, sessionId, platform, channelId, messageId, laneKey,
- * agentId and lexemeText.
+ * loadTurn's statement for a shape (an anchor or none, a query or none, lane entries read ahead or
+ * none), built once (src/db/prepared.ts): its values are the placeholders tenantId, sessionId,
+ * platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey, readFromSeq and readFrom.
  */
 function loadTurnStatement(tx: Executor, shape: { anchor: boolean; lexemes: boolean; laneRead: boolean }) {
   const tenantId = slot('tenantId');

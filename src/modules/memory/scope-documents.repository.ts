@@ -15,9 +15,12 @@ export function scopeVersionsSql(tenantId: SQL, keys: { source: VersionedSource;
     keys.map((k) => sql`(${k.source}::text, ${k.key})`),
     sql`, `,
   );
-  return sql`(select coalesce(json_object_agg(k.source || ' ' || k.key, coalesce(v.version, 0)), '{}'::json)
+  // One primary-key probe per key (a scalar subquery): a join could read the tenant's every version
+  // first (a bitmap on tenant_id, then a hash), a cost that grows with its sessions.
+  return sql`(select coalesce(json_object_agg(k.source || ' ' || k.key, coalesce((select v.version
+      from search_versions v where v.tenant_id = ${tenantId} and v.source = k.source and v.scope_key = k.key), 0)),
+      '{}'::json)
     from (values ${rows}) as k(source, key)
-    left join search_versions v on v.tenant_id = ${tenantId} and v.source = k.source and v.scope_key = k.key
     where k.key is not null)`;
 }
 
