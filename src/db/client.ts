@@ -295,11 +295,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return { kind: 'pglite', db, pglite, close: () => pglite.close() };
 }
 
+/** The rows of a raw statement's result: postgres.js gives an array, PGlite `{ rows }`. */
+export const rowsOfResult = <T>(result: T[] | { rows: T[] }): T[] =>
+  Array.isArray(result) ? result : result.rows;
+
 /** Rows of a raw `db.execute(sql)` on either driver. */
 export async function queryRows<T extends Record<string, unknown>>(
   executor: Executor,
   query: SQLWrapper,
 ): Promise<T[]> {
-  const result = (await executor.execute(query)) as unknown as T[] | { rows: T[] };
-  return Array.isArray(result) ? result : result.rows;
+  return rowsOfResult((await executor.execute(query)) as unknown as T[] | { rows: T[] });
 }

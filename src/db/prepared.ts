@@ -5,7 +5,7 @@
 // the same text, the same parameters, the same result mapping as the unprepared statement.
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Executor } from './client.js';
+import { rowsOfResult, type Executor } from './client.js';
 
 /** What runs a built statement: drizzle's prepared query of either driver. */
 export interface BuiltStatement<T> {
@@ -51,6 +51,5 @@ export function rawStatement<T>(executor: Executor, query: SQL): BuiltStatement<
 
 /** The rows of a raw statement on either driver. */
 export async function rowsOf<T>(pending: Promise<T[] | { rows: T[] }>): Promise<T[]> {
-  const result = await pending;
-  return Array.isArray(result) ? result : result.rows;
+  return rowsOfResult(await pending);
 }
