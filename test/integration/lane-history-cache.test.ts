@@ -151,6 +151,7 @@ describe('lane entries read ahead by the first statement', () => {
         tenantId: t.tenantId,
         sessionId: session.id,
         anchor: null,
+        snapshot: false,
         laneKey: LANE,
         agentId: null,
         lexemeText: null,

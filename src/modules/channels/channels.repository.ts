@@ -20,6 +20,12 @@ import {
   type MessageRow,
 } from './channel-rows.repository.js';
 import { createChannelIngestRepository } from './channel-ingest.repository.js';
+import {
+  literalLimit,
+  topLevelBeforeMsSql,
+  withRepliesInWindow,
+  type TopLevelScope,
+} from './snapshot-rows.repository.js';
 
 export type {
   ChannelRef,
@@ -31,45 +37,7 @@ export type {
   StoredMessage,
 } from './channel-rows.repository.js';
 
-type TopLevelScope = ChannelScope & {
-  ts: number;
-  messageId: string;
-  limit: number;
-  repliesFrom: number;
-  repliesTo: number;
-};
-
-/**
- * The `limit` visible top-level messages before (ts, messageId), newest first, each with its replies
- * in (repliesFrom, repliesTo], counted in the same statement only for rows that have replies: one
- * scalar subquery on the thread index, one on the lane index. The limit is a literal: a generic
- * plan (prepared statements) then knows it reads a few rows of the time index backwards; with a
- * parameter it assumed a tenth of the channel and could sort it all.
- */
-function topLevelBeforeSql(scope: TopLevelScope) {
-  const window = sql`r.ts > to_timestamp(${scope.repliesFrom} / 1000.0) and r.ts <= to_timestamp(${scope.repliesTo} / 1000.0)
-    and not r.is_placeholder and r.deleted_at is null`;
-  return sql`select m.*, case when m.reply_count = 0 then 0 else
-        (select count(*)::int from channel_messages r
-          where r.tenant_id = ${scope.tenantId} and r.platform = ${scope.platform}
-            and r.channel_id = ${scope.channelId} and r.thread_id = m.message_id
-            and r.message_id <> r.thread_id and ${window})
-      + (select count(*)::int from channel_messages r
-          where r.tenant_id = ${scope.tenantId} and r.lane_key = 'reply:' || m.channel_id || ':' || m.message_id
-            and r.platform = ${scope.platform} and r.channel_id = ${scope.channelId}
-            and r.thread_id is null and ${window}) end as replies_in_window
-      from (select ${MESSAGE_COLUMNS} from channel_messages
-            where ${scopeWhere(scope)} and ${visible} and ${topLevel}
-              and (ts, message_id) < (to_timestamp(${scope.ts} / 1000.0), ${scope.messageId})
-            order by ts desc, message_id desc limit ${sql.raw(String(literalLimit(scope.limit)))}) m`;
-}
-
 const built = builtStatements();
-
-const withRepliesInWindow = (row: MessageRow & { replies_in_window: number }) => ({
-  ...toMessage(row),
-  repliesInWindow: Number(row.replies_in_window),
-});
 
 export function createChannelsRepository(db: Executor) {
   return {
@@ -135,7 +103,10 @@ export function createChannelsRepository(db: Executor) {
       scope: TopLevelScope,
       tx: Executor = db,
     ): Promise<(StoredMessage & { repliesInWindow: number })[]> {
-      const rows = await queryRows<MessageRow & { replies_in_window: number }>(tx, topLevelBeforeSql(scope));
+      const rows = await queryRows<MessageRow & { replies_in_window: number }>(
+        tx,
+        topLevelBeforeMsSql(scope),
+      );
       return rows.map(withRepliesInWindow);
     },
 
@@ -162,7 +133,7 @@ export function createChannelsRepository(db: Executor) {
         return rawStatement<MessageRow & { replies_in_window: number; channel_name: string | null }>(
           executor,
           sql`select (select name from channels where ${scopeWhere(slots)}) as channel_name, x.*
-            from (select 1) as one left join lateral (${topLevelBeforeSql(slots)}) x on true`,
+            from (select 1) as one left join lateral (${topLevelBeforeMsSql(slots)}) x on true`,
         );
       });
       const rows = await rowsOf(
@@ -394,6 +365,3 @@ function parseBoolArray(value: boolean[] | string): boolean[] {
 }
 
 export type ChannelsRepository = ReturnType<typeof createChannelsRepository>;
-
-/** A row limit written into the SQL text (an integer in [0, 1000]), so generic plans see it. */
-const literalLimit = (n: number) => Math.max(0, Math.min(1_000, Math.trunc(Number.isFinite(n) ? n : 0)));

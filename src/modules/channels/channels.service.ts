@@ -27,6 +27,7 @@ import { channelMessageNotFound, channelThreadNotFound, cursorInvalid } from './
 import { channelIsCold, threadIsCold } from './core/backfill-plan.js';
 import { PLATFORM_REPLY_COUNT } from '../../platforms/history.js';
 import type { BackfillService } from './backfill.service.js';
+import type { SnapshotRead } from './snapshot-rows.repository.js';
 
 export const DEFAULT_MAX_REPLIES = 50;
 export const MAX_LIST_LIMIT = 500;
@@ -112,6 +113,7 @@ export function createChannelsService(deps: {
     adjacentCount: number,
     notes: ReadNotes,
     budget?: number,
+    preRead?: SnapshotRead | null,
   ) {
     const window = lastHourWindow(anchor.ts);
     // The channel's name and the messages before the anchor: one statement.
@@ -124,7 +126,12 @@ export function createChannelsService(deps: {
         repliesFrom: window.from,
         repliesTo: window.to,
       });
-    let { channelName, rows: adjacent } = await read();
+    // Rows another statement read for this anchor and count (ContextRepository.loadTurn) are named
+    // here as the read's own would be.
+    let { channelName, rows: adjacent } =
+      preRead && preRead.limit === adjacentCount
+        ? { channelName: preRead.channelName, rows: await channels.withNames(scope.tenantId, preRead.rows) }
+        : await read();
     if (backfill && channelIsCold({ storedBefore: adjacent.length, wanted: adjacentCount })) {
       const outcome = await backfill.channel(scope, { messageId: anchor.messageId, ts: anchor.ts });
       if (outcome.note) notes.push(outcome.note);
@@ -270,6 +277,8 @@ export function createChannelsService(deps: {
       params: ChannelScope & {
         messageId: string;
         anchor?: StoredMessage;
+        /** The anchor's snapshot rows as another statement read them (snapshotJsonSql), if any. */
+        snapshotRead?: SnapshotRead | null;
         adjacentCount?: number;
         threadBudget?: number;
         /** Cap on the snapshot (DEFAULT_SNAPSHOT_BUDGET): adjacency trimmed before the anchor. */
@@ -295,6 +304,7 @@ export function createChannelsService(deps: {
           params.adjacentCount ?? DEFAULT_ADJACENT_COUNT,
           notes,
           params.snapshotBudget ?? DEFAULT_SNAPSHOT_BUDGET,
+          anchor === params.anchor ? params.snapshotRead : null,
         ),
         rootId
           ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }, notes)

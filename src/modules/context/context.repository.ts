@@ -7,6 +7,8 @@ import { contextLog, laneStates, payloadParts, sessions } from '../../db/schema.
 import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
 import { scopeVersionsSql } from '../memory/scope-documents.repository.js';
 import { messageFromJson, messageJsonSql, type StoredMessage } from '../channels/channel-rows.repository.js';
+import { snapshotJsonSql, snapshotOfJson, type SnapshotRead } from '../channels/snapshot-rows.repository.js';
+import { DEFAULT_ADJACENT_COUNT } from '../channels/core/snapshot.js';
 import type { PayloadPart } from './core/payload-layout.js';
 import {
   laneEntriesJsonSql,
@@ -41,6 +43,11 @@ export interface TurnLoad {
   scopeVersions: Record<string, number>;
   /** The lane entries asked for in `laneRead`, read in the same statement; null when none were. */
   laneRead: (LaneReadAhead & LaneEntriesRead) | null;
+  /**
+   * The anchor's snapshot rows (DEFAULT_ADJACENT_COUNT of them) in the session's channel, read when
+   * asked for (`snapshot`) and the lane read here has no channel context attached; else null.
+   */
+  snapshot: SnapshotRead | null;
 }
 
 /** Which lane entries a load reads too: laneEntriesFrom's parameters. */
@@ -51,11 +58,15 @@ export interface LaneReadAhead {
 }
 
 /**
- * loadTurn's statement for a shape (an anchor or none, a query or none, lane entries read ahead or
- * none), built once (src/db/prepared.ts): its values are the placeholders tenantId, sessionId,
- * platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey, readFromSeq and readFrom.
+ * loadTurn's statement for a shape (an anchor or none, with its snapshot or not, a query or none,
+ * lane entries read ahead or none), built once (src/db/prepared.ts): its values are the placeholders
+ * tenantId, sessionId, platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey,
+ * readFromSeq and readFrom.
  */
-function loadTurnStatement(tx: Executor, shape: { anchor: boolean; lexemes: boolean; laneRead: boolean }) {
+function loadTurnStatement(
+  tx: Executor,
+  shape: { anchor: boolean; snapshot: boolean; lexemes: boolean; laneRead: boolean },
+) {
   const tenantId = slot('tenantId');
   const anchorScope = { tenantId, platform: slot('platform'), channelId: slot('channelId') };
   // A deleted anchor is read (anchorFromRow answers null for it) but has no say in the lane.
@@ -75,6 +86,20 @@ function loadTurnStatement(tx: Executor, shape: { anchor: boolean; lexemes: bool
       lane: laneStates,
       anchor: shape.anchor
         ? sql<unknown>`${messageJsonSql(anchorScope, slot('messageId'))}`
+        : sql<null>`null`,
+      // The snapshot a lane without channel context attaches (context.service.ts), in the
+      // session's channel; the call checks the anchor's channel against it before use.
+      snapshot: shape.snapshot
+        ? sql<unknown>`case when ${laneStates.contextAttachedSeq} is null and ${sessions.platform} is not null
+            and ${sessions.channelId} is not null then ${snapshotJsonSql(
+              {
+                tenantId: sql`${sessions.tenantId}` as unknown as string,
+                platform: sql`${sessions.platform}` as unknown as string,
+                channelId: sql`${sessions.channelId}` as unknown as string,
+              },
+              slot('messageId'),
+              DEFAULT_ADJACENT_COUNT,
+            )} end`
         : sql<null>`null`,
       lastPercentage: sql<number | null>`(select (c.budget->>'percentage')::float8 from context_log c
         where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.id}
@@ -138,6 +163,8 @@ export function createContextRepository(db: Executor) {
         tenantId: string;
         sessionId: string;
         anchor: { platform: string; channelId: string; messageId: string } | null;
+        /** Read the anchor's snapshot too, for a lane without channel context attached. */
+        snapshot: boolean;
         laneKey: string | null;
         agentId: string | null;
         lexemeText: string | null;
@@ -149,6 +176,7 @@ export function createContextRepository(db: Executor) {
       const { anchor, laneRead } = params;
       const shape = {
         anchor: anchor !== null,
+        snapshot: anchor !== null && params.snapshot,
         lexemes: params.lexemeText !== null,
         laneRead: laneRead !== null,
       };
@@ -179,6 +207,7 @@ export function createContextRepository(db: Executor) {
         anchor: messageFromJson(row.anchor),
         lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
         laneRead: laneRead && { ...laneRead, ...laneEntriesOfJson(row.laneRead) },
+        snapshot: snapshotOfJson(row.snapshot, DEFAULT_ADJACENT_COUNT),
         scopeVersions: (typeof row.scopeVersions === 'string'
           ? JSON.parse(row.scopeVersions)
           : (row.scopeVersions ?? {})) as Record<string, number>,

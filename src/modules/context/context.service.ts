@@ -122,6 +122,7 @@ export function createContextService(deps: {
       anchor: source
         ? { platform: source.platform, channelId: source.channel_id, messageId: source.message_id }
         : null,
+      snapshot: include.snapshot !== false,
       laneKey: request.message.lane_key ?? null,
       agentId: request.agent_id ?? null,
       // The query's lexemes depend only on the message: read here, off the retrieval's path.
@@ -174,6 +175,7 @@ export function createContextService(deps: {
           channelId: session.channelId!,
           messageId: anchor!.message_id,
           anchor: found!.row,
+          snapshotRead: loaded.snapshot,
           threadBudget: config.THREAD_BUDGET,
         })
         .then((loaded) => (readNotes.push(...loaded.notes), loaded));
