@@ -10,6 +10,7 @@ import { createSearchRepository, type CandidateRow } from '../../src/modules/mem
 import {
   candidatesFromDocuments,
   createScopeCache,
+  indexScope,
   tsRank,
   tsqueryItems,
   versionKeys,
@@ -282,6 +283,15 @@ describe('held candidates', () => {
     });
     expect(read.complete).toBe(true);
     expect(read.documents).toHaveLength(203);
+    // The same documents indexed as a held scope is (indexScope), and those that never expire
+    // (the index's every-document-live path), searched both ways.
+    const indexed = [...read.documents];
+    indexScope(indexed);
+    const lasting = read.documents.filter((d) => d.expires_us === null);
+    const lastingIndexed = [...lasting];
+    indexScope(lastingIndexed);
+    expect(lasting.length).toBeGreaterThan(100);
+    expect(lasting.length).toBeLessThan(read.documents.length);
     const repo = createSearchRepository(db());
     let compared = 0;
     let cut = 0;
@@ -323,6 +333,18 @@ describe('held candidates', () => {
       expect(held.documents).toBe(sqlRead!.documents);
       expect(held.averageLength).toBe(sqlRead!.averageLength);
       expect(sortRows(held.rows)).toEqual(sortRows(sqlRead!.rows));
+      const search = {
+        lexemes,
+        nowMs: now.getTime(),
+        perTerm,
+        rankWindow,
+        scanLimit: 2000,
+      };
+      // Indexed: the same candidates in the same order.
+      expect(candidatesFromDocuments(indexed, search)).toEqual(held);
+      expect(candidatesFromDocuments(lastingIndexed, search)).toEqual(
+        candidatesFromDocuments(lasting, search),
+      );
     }
     expect(compared).toBe(60);
     // Windows and ts_rank cuts that bound the candidates (so the tid and rank orders were compared).

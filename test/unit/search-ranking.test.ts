@@ -69,6 +69,18 @@ describe('relevance and score', () => {
     expect(idf(100, 100)).toBeGreaterThan(0);
   });
 
+  it('scores a record of term frequencies as the same map, inherited keys not counted', () => {
+    const lexemes = ['rare', 'common', 'constructor', 'tostring'];
+    const record = JSON.parse('{"rare": 2, "common": 1, "tostring": 3}') as Record<string, number>;
+    const map = new Map(Object.entries(record));
+    for (const length of [1, 3, 5, 40]) {
+      expect(relevance(record, length, lexemes, stats)).toBe(relevance(map, length, lexemes, stats));
+      expect(Number.isFinite(relevance(record, length, lexemes, stats))).toBe(true);
+    }
+    // 'constructor' is a property every object inherits: not a term of this document.
+    expect(relevance({}, 5, ['constructor'], stats)).toBe(0);
+  });
+
   it('damps old items by at most the recency weight', () => {
     expect(recencyFactor(0)).toBe(1);
     expect(recencyFactor(-5)).toBe(1);

@@ -10,7 +10,7 @@ import {
   rareLexemes,
   speakerLabel,
   RARE_TERM_SHARE,
-  relevance,
+  relevanceScorer,
   searchScore,
   RECENCY_WEIGHT,
 } from './core/retrieval-ranking.js';
@@ -329,6 +329,8 @@ export function createMemorySearchService(deps: {
     // An item's author is not a term of its text (a message's author) or only a common one (a
     // memory's `Name:` label): a question naming them ("what did Sam say about …") boosts their items.
     const queryWordSet = new Set(words);
+    // Few authors among many rows: each author's answer is worked out once per search.
+    const namedAuthors = new Map<string, boolean>();
     const namesAuthor = (source: SearchSource, row: CandidateRow) => {
       const author =
         source === 'channel_messages'
@@ -336,11 +338,13 @@ export function createMemorySearchService(deps: {
           : source === 'memories'
             ? speakerLabel(row.text)
             : null;
-      return (
-        typeof author === 'string' &&
-        author.length > 0 &&
-        queryWords(author).some((word) => word.length > 1 && queryWordSet.has(word))
-      );
+      if (typeof author !== 'string' || author.length === 0) return false;
+      let named = namedAuthors.get(author);
+      if (named === undefined) {
+        named = queryWords(author).some((word) => word.length > 1 && queryWordSet.has(word));
+        namedAuthors.set(author, named);
+      }
+      return named;
     };
 
     /** Every source's candidates for these lexemes, ranked, lane scoping applied. */
@@ -357,22 +361,13 @@ export function createMemorySearchService(deps: {
             bm25: ranking.bm25,
             versions: params.scopeVersions,
           });
+          const relevanceOf = relevanceScorer(queryLexemes, corpus, termWeights, ranking.bm25);
           return {
             read,
             rows: rows.map((row) => {
               const raw =
-                searchScore(
-                  relevance(
-                    new Map(Object.entries(row.tf)),
-                    row.length,
-                    queryLexemes,
-                    corpus,
-                    termWeights,
-                    ranking.bm25,
-                  ),
-                  nowMs - row.time_ms,
-                  recencyWeight,
-                ) * (namesAuthor(source, row) ? ranking.authorBoost : 1);
+                searchScore(relevanceOf(row.tf, row.length), nowMs - row.time_ms, recencyWeight) *
+                (namesAuthor(source, row) ? ranking.authorBoost : 1);
               return { source, row, raw };
             }),
           };

@@ -98,6 +98,39 @@ export const tsqueryItems = (lexemes: readonly string[]): string[] =>
   [...new Set(lexemes)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
 /**
+ * A held scope's documents by lexeme, in the scope's order, and what its statistics need when none
+ * of its documents expires: built once when the scope is held, so a search looks up its lexemes'
+ * documents instead of testing every document for each lexeme.
+ */
+interface ScopeIndex {
+  postings: ReadonlyMap<string, readonly ScopeDocument[]>;
+  /** No document has an expiry: every document is live at any time. */
+  noneExpire: boolean;
+  totalLength: number;
+}
+
+const indexes = new WeakMap<readonly ScopeDocument[], ScopeIndex>();
+
+/** Indexes held documents (createScopeCache); candidatesFromDocuments then uses the index. */
+export function indexScope(documents: readonly ScopeDocument[]): void {
+  const postings = new Map<string, ScopeDocument[]>();
+  let totalLength = 0;
+  let noneExpire = true;
+  for (const d of documents) {
+    totalLength += d.length;
+    if (d.expires_us !== null) noneExpire = false;
+    for (const lexeme of d.tf.keys()) {
+      const list = postings.get(lexeme);
+      if (list) list.push(d);
+      else postings.set(lexeme, [d]);
+    }
+  }
+  indexes.set(documents, { postings, noneExpire, totalLength });
+}
+
+const NO_DOCUMENTS: readonly ScopeDocument[] = [];
+
+/**
  * SearchRepository.scopeCandidates over held documents, for the query `orTsquery(lexemes)`: the
  * same documents, statistics, term and document frequencies. Per lexeme: its matches (document
  * frequency), the most recent `rankWindow` of them (time, then tid), the best `perTerm` of those by
@@ -114,11 +147,21 @@ export function candidatesFromDocuments(
   },
 ): ScopeCandidates | null {
   const nowUs = params.nowMs * 1000;
-  const live = documents.filter((d) => d.expires_us === null || d.expires_us > nowUs);
+  const isLive = (d: ScopeDocument) => d.expires_us === null || d.expires_us > nowUs;
+  const index = indexes.get(documents);
+  const allLive = index?.noneExpire === true;
+  const live = allLive ? documents : documents.filter(isLive);
   // SQL counts a term's matches up to scanLimit.
   if (live.length > params.scanLimit) return null;
   let lengths = 0;
-  for (const d of live) lengths += d.length;
+  if (allLive) lengths = index.totalLength;
+  else for (const d of live) lengths += d.length;
+  /** The live documents holding a lexeme, in the scope's order. */
+  const matchesOf = (lexeme: string): readonly ScopeDocument[] => {
+    if (!index) return live.filter((d) => d.tf.has(lexeme));
+    const posting = index.postings.get(lexeme) ?? NO_DOCUMENTS;
+    return allLive ? posting : posting.filter(isLive);
+  };
   const items = tsqueryItems(params.lexemes);
   const ranks = new Map<ScopeDocument, number>();
   const rankOf = (d: ScopeDocument) => {
@@ -129,13 +172,16 @@ export function candidatesFromDocuments(
   const picked = new Set<ScopeDocument>();
   const df: Record<string, number> = {};
   for (const lexeme of params.lexemes) {
-    const matches = live.filter((d) => d.tf.has(lexeme));
+    const matches = matchesOf(lexeme);
     if (matches.length === 0) continue;
     df[lexeme] = matches.length;
     let window = matches;
-    if (window.length > params.rankWindow) window = window.sort(byTimeThenTid).slice(0, params.rankWindow);
+    // Sorted copies: `matches` may be the index's own list.
+    if (window.length > params.rankWindow)
+      window = window.slice().sort(byTimeThenTid).slice(0, params.rankWindow);
     if (window.length > params.perTerm)
       window = window
+        .slice()
         .sort((a, b) => rankOf(b) - rankOf(a) || a.block - b.block || a.offset - b.offset)
         .slice(0, params.perTerm);
     for (const d of window) picked.add(d);
@@ -203,9 +249,10 @@ export function createScopeCache(db: Executor, options: { maxBytes?: number; cap
       let pending = inFlight.get(flightKey);
       if (!pending) {
         pending = readScope(db, { tenantId, source, filters, keys, cap: options.cap }).then((read) => {
-          if (read.complete && read.token !== null && bytesOf(read.documents) <= maxBytes / 8)
+          if (read.complete && read.token !== null && bytesOf(read.documents) <= maxBytes / 8) {
+            indexScope(read.documents);
             held.set(key, { token: read.token, documents: read.documents });
-          else held.delete(key);
+          } else held.delete(key);
           return read;
         });
         const settled = () => inFlight.delete(flightKey);

@@ -52,31 +52,59 @@ export function idf(documents: number, frequency: number): number {
   return Math.log(1 + (Math.max(documents, frequency) - frequency + 0.5) / (frequency + 0.5));
 }
 
+/** A document's occurrences of each lexeme: a map, or a record such as a candidate row's `tf`. */
+export type TermFrequencies = ReadonlyMap<string, number> | Readonly<Record<string, number>>;
+
+const frequencyOf = (tf: TermFrequencies, lexeme: string): number =>
+  tf instanceof Map
+    ? ((tf as ReadonlyMap<string, number>).get(lexeme) ?? 0)
+    : Object.hasOwn(tf, lexeme)
+      ? (tf as Readonly<Record<string, number>>)[lexeme]!
+      : 0;
+
 /**
  * Relevance: the document's BM25 divided by the query's total IDF, i.e. 1.0 when every query term
  * occurs once in a document of average length (more occurrences or a shorter document can pass 1;
  * callers clamp what they show). One rare term matched scores above several common ones.
  */
 export function relevance(
-  termFrequency: ReadonlyMap<string, number>,
+  termFrequency: TermFrequencies,
   length: number,
   lexemes: readonly string[],
   stats: CorpusStats,
   /** Query term weights (an expanded query's; 1 for a lexeme not listed): 1.0 is then every term's weight matched. */
   termWeights?: ReadonlyMap<string, number>,
-  { k1, b }: { k1: number; b: number } = { k1: BM25_K1, b: BM25_B },
+  bm25: { k1: number; b: number } = { k1: BM25_K1, b: BM25_B },
 ): number {
-  const norm = 1 - b + b * (length / Math.max(stats.averageLength, 1));
-  let score = 0;
+  return relevanceScorer(lexemes, stats, termWeights, bm25)(termFrequency, length);
+}
+
+/**
+ * `relevance` for many documents of one query and corpus: the terms' weights are computed once,
+ * and each document's score takes the same steps in the same order (the same bits).
+ */
+export function relevanceScorer(
+  lexemes: readonly string[],
+  stats: CorpusStats,
+  termWeights?: ReadonlyMap<string, number>,
+  { k1, b }: { k1: number; b: number } = { k1: BM25_K1, b: BM25_B },
+): (termFrequency: TermFrequencies, length: number) => number {
+  const weights = lexemes.map(
+    (lexeme) =>
+      idf(stats.documents, stats.documentFrequency.get(lexeme) ?? 0) * (termWeights?.get(lexeme) ?? 1),
+  );
   let ceiling = 0;
-  for (const lexeme of lexemes) {
-    const weight =
-      idf(stats.documents, stats.documentFrequency.get(lexeme) ?? 0) * (termWeights?.get(lexeme) ?? 1);
-    ceiling += weight;
-    const tf = termFrequency.get(lexeme) ?? 0;
-    if (tf > 0) score += (weight * tf * (k1 + 1)) / (tf + k1 * norm);
-  }
-  return ceiling > 0 ? score / ceiling : 0;
+  for (const weight of weights) ceiling += weight;
+  const averageLength = Math.max(stats.averageLength, 1);
+  return (termFrequency, length) => {
+    const norm = 1 - b + b * (length / averageLength);
+    let score = 0;
+    for (let i = 0; i < lexemes.length; i += 1) {
+      const tf = frequencyOf(termFrequency, lexemes[i]!);
+      if (tf > 0) score += (weights[i]! * tf * (k1 + 1)) / (tf + k1 * norm);
+    }
+    return ceiling > 0 ? score / ceiling : 0;
+  };
 }
 
 /** 1 for something from now, falling toward 1 − weight as it ages. Future times count as now. */
