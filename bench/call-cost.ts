@@ -11,7 +11,8 @@
 // 300, which then cost ~20% more Node CPU, docs/benchmarks.md) run unmeasured first; then
 // `--window` calls (default 1,000; floors `--floor-window`, default 3,000) are measured: process.cpuUsage for Node, and utime + stime
 // (/proc/<pid>/stat) of this benchmark database's own backends (pg_stat_activity, datname) for
-// PostgreSQL, which must run on this machine. Dry runs, so state does not grow. Throughput: `--total`
+// PostgreSQL, which must run on this machine. A context call's window runs in `--rounds` blocks
+// (default 10), each after a block of the 3-read floor, and its ratios are to that paired floor. Dry runs, so state does not grow. Throughput: `--total`
 // calls (default 1,000) at concurrency 32 in this process, then split over `--processes` (default 2)
 // forked processes, each with its own app (bench/lib/call-workers.ts), beside the 3-read floor.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -40,6 +41,9 @@ const DATABASE = 'contextd_bench_call_cost';
 const SEED_CHUNK = 50_000;
 const CONCURRENCY = 32;
 const WARMUP_BLOCK = 1000;
+/** Unmeasured calls before each measured block of a paired window (measurePaired). */
+const FLOOR_LEAD_IN = 300;
+const CALL_LEAD_IN = 30;
 const POLICY =
   'You are the team assistant for this workspace. Answer from the provided context; say when you do not know. '.repeat(
     12,
@@ -74,6 +78,8 @@ async function main(): Promise<void> {
   const floorWindow = Number(arg('floor-window') ?? 3000);
   const total = Number(arg('total') ?? 1000);
   const processes = Number(arg('processes') ?? 2);
+  // Blocks a context call's window is measured in, each beside a block of its 3-read floor.
+  const rounds = Math.max(1, Number(arg('rounds') ?? 10));
   if (!onServer && sizes.some((s) => s > 100_000)) {
     console.log('bench:call-cost: more than 100,000 messages needs a real Postgres (set DATABASE_URL)');
     return;
@@ -83,19 +89,38 @@ async function main(): Promise<void> {
   const { database, floor, key, inject } = bench;
   const backends = onServer ? await backendCpu(database) : null;
 
-  // `--cpu-profile DIR`: a V8 CPU profile of each context call's measured window (not the floors').
+  // `--cpu-profile DIR`: a V8 CPU profile of each context call's measured window (with the blocks
+  // of its paired floor, a separate Fastify app: `floorApp`'s routes).
   const profileDir = arg('cpu-profile');
   const profiler = profileDir ? new Session() : null;
   profiler?.connect();
 
-  /** Node and PostgreSQL CPU, statements and latency per call over the window, after the warm-up. */
-  async function measure(
-    fn: (i: number) => Promise<unknown>,
-    window = callWindow,
-    profileAs?: string,
-  ): Promise<Cost> {
-    // The warm-up in blocks of WARMUP_BLOCK calls, each block's CPU per call printed for the context
-    // calls (`profileAs`): where the figures stop falling is where V8 is done optimizing.
+  /** What a measured window used, summed over its blocks. */
+  interface Sums {
+    calls: number;
+    nodeMs: number;
+    pgMs: number | null;
+    statements: number;
+    times: number[];
+  }
+  const noSums = (): Sums => ({ calls: 0, nodeMs: 0, pgMs: onServer ? 0 : null, statements: 0, times: [] });
+  const costOf = (sums: Sums): Cost => {
+    const node = sums.nodeMs / sums.calls;
+    const postgres = sums.pgMs === null ? null : sums.pgMs / sums.calls;
+    return {
+      node,
+      postgres,
+      total: node + (postgres ?? 0),
+      statements: onServer ? sums.statements / sums.calls : null,
+      latency: summarize(sums.times),
+    };
+  };
+
+  /**
+   * The warm-up in blocks of WARMUP_BLOCK calls, each block's CPU per call printed for the context
+   * calls (`profileAs`): where the figures stop falling is where V8 is done optimizing.
+   */
+  async function warm(fn: (i: number) => Promise<unknown>, profileAs?: string): Promise<void> {
     const blocks: number[] = [];
     for (let from = 0; from < warmup; from += WARMUP_BLOCK) {
       const to = Math.min(warmup, from + WARMUP_BLOCK);
@@ -110,37 +135,77 @@ async function main(): Promise<void> {
       console.log(
         `  ${profileAs}: warm-up CPU ms per call by ${int(WARMUP_BLOCK)}-call block: ${blocks.map(ms).join(' ')}`,
       );
+  }
+
+  /** Calls `fn(from)` … `fn(from + n - 1)` one after another, adding what they used to `sums`. */
+  async function sample(fn: (i: number) => Promise<unknown>, from: number, n: number, sums: Sums) {
+    const pg0 = await backends?.start();
+    const statements0 = bench.statementCount();
+    const node0 = process.cpuUsage();
+    for (let i = from; i < from + n; i += 1) {
+      const t0 = performance.now();
+      await fn(i);
+      sums.times.push(performance.now() - t0);
+    }
+    const usage = process.cpuUsage(node0);
+    sums.statements += bench.statementCount() - statements0;
+    if (pg0) sums.pgMs! += await pg0.stop();
+    sums.nodeMs += (usage.user + usage.system) / 1000;
+    sums.calls += n;
+  }
+
+  async function profiled<T>(profileAs: string | undefined, run: () => Promise<T>): Promise<T> {
     const profiling = profiler && profileAs ? profiler : null;
     if (profiling) {
       await profiling.post('Profiler.enable');
       await profiling.post('Profiler.start');
     }
-    const pg0 = await backends?.start();
-    const statements0 = bench.statementCount();
-    const node0 = process.cpuUsage();
-    const times: number[] = [];
-    for (let i = 0; i < window; i += 1) {
-      const t0 = performance.now();
-      await fn(warmup + i);
-      times.push(performance.now() - t0);
-    }
-    const nodeUsage = process.cpuUsage(node0);
+    const result = await run();
     if (profiling) {
       const { profile } = await profiling.post('Profiler.stop');
       mkdirSync(profileDir!, { recursive: true });
       writeFileSync(join(profileDir!, `${profileAs}.cpuprofile`), JSON.stringify(profile));
     }
-    const statementsUsed = bench.statementCount() - statements0;
-    const pgMs = pg0 ? await pg0.stop() : null;
-    const node = (nodeUsage.user + nodeUsage.system) / 1000 / window;
-    const postgres = pgMs === null ? null : pgMs / window;
-    return {
-      node,
-      postgres,
-      total: node + (postgres ?? 0),
-      statements: onServer ? statementsUsed / window : null,
-      latency: summarize(times),
-    };
+    return result;
+  }
+
+  /** Node and PostgreSQL CPU, statements and latency per call over the window, after the warm-up. */
+  async function measure(fn: (i: number) => Promise<unknown>, window = callWindow): Promise<Cost> {
+    await warm(fn);
+    const sums = noSums();
+    await sample(fn, warmup, window, sums);
+    return costOf(sums);
+  }
+
+  /**
+   * A context call's window measured in `rounds` blocks, each after a block of the 3-read floor
+   * (a `floorWindow / rounds` share), so the call and the floor it is divided by see the same
+   * machine: on a shared VM the CPU a fixed amount of work costs drifts by tens of percent from one
+   * minute to the next, and a floor measured minutes earlier moved the ratio by as much.
+   */
+  async function measurePaired(
+    fn: (i: number) => Promise<unknown>,
+    floorFn: (i: number) => Promise<unknown>,
+    profileAs?: string,
+  ): Promise<{ call: Cost; floor: Cost }> {
+    await warm(fn, profileAs);
+    const call = noSums();
+    const floorSums = noSums();
+    let leadIns = 0;
+    await profiled(profileAs, async () => {
+      for (let r = 0; r < rounds; r += 1) {
+        const callShare = Math.floor((callWindow * (r + 1)) / rounds) - Math.floor((callWindow * r) / rounds);
+        const floorShare =
+          Math.floor((floorWindow * (r + 1)) / rounds) - Math.floor((floorWindow * r) / rounds);
+        // Each block after unmeasured calls of its own kind: what the other left behind (its
+        // garbage, cold caches) is not charged to this one.
+        for (let i = 0; i < FLOOR_LEAD_IN; i += 1) await floorFn(i);
+        await sample(floorFn, floorSums.calls, floorShare, floorSums);
+        for (let i = 0; i < CALL_LEAD_IN; i += 1) await fn(warmup + callWindow + leadIns++);
+        await sample(fn, warmup + call.calls, callShare, call);
+      }
+    });
+    return { call: costOf(call), floor: costOf(floorSums) };
   }
 
   console.log(`bench:call-cost on ${onServer ? 'PostgreSQL' : 'embedded PGlite'}; ${machineLine()}`);
@@ -194,7 +259,9 @@ async function main(): Promise<void> {
       3: await measure(reads(3), floorWindow),
       15: await measure(reads(15), floorWindow),
     };
-    const row = (what: string, turns: number | string, cost: Cost) => ({
+    // Ratios to the 3-read floor measured on its own (above), and, for a context call, to the one
+    // measured in the blocks between its own (measurePaired).
+    const row = (what: string, turns: number | string, cost: Cost, paired?: Cost) => ({
       what,
       messages: label,
       turns,
@@ -203,13 +270,15 @@ async function main(): Promise<void> {
       'pg ms': cost.postgres === null ? 'n/a' : ms(cost.postgres),
       'CPU ms': ms(cost.total),
       'CPU × 3-read': (cost.total / floors[3].total).toFixed(1),
+      'paired 3-read ms': paired ? ms(paired.total) : '–',
+      'CPU × paired': paired ? (cost.total / paired.total).toFixed(1) : '–',
       'p50 ms': ms(cost.latency.p50),
       'p50 × 3-read': (cost.latency.p50 / floors[3].latency.p50).toFixed(1),
     });
     for (const n of [1, 3, 15] as const)
       rows.push(row(`floor: ${n} indexed read${n > 1 ? 's' : ''}`, '–', floors[n]));
 
-    const byTurns = new Map<number, Cost>();
+    const byTurns = new Map<number, { call: Cost; floor: Cost }>();
     let call50: ((i: number) => Promise<unknown>) | null = null;
     let session50: string | null = null;
     for (const turns of turnCounts) {
@@ -237,9 +306,9 @@ async function main(): Promise<void> {
       const call = (i: number) =>
         inject('POST', `/v1/sessions/${session}/context`, contextBody(i, channelId, newAnchor()));
       console.log(`  ${label}: ${turns}-turn session…`);
-      const cost = await measure(call, callWindow, `call-${size}-${turns}`);
-      byTurns.set(turns, cost);
-      rows.push(row('context call, new anchor', turns, cost));
+      const paired = await measurePaired(call, reads(3), `call-${size}-${turns}`);
+      byTurns.set(turns, paired);
+      rows.push(row('context call, new anchor', turns, paired.call, paired.floor));
       if (turns === 50) {
         call50 = call;
         session50 = session;
@@ -250,10 +319,14 @@ async function main(): Promise<void> {
       rows.slice(-(3 + turnCounts.length)),
     );
     const [shortest, longest] = [byTurns.get(50), byTurns.get(Math.max(...turnCounts))];
-    if (shortest && longest)
+    if (shortest && longest) {
+      const ratio = (pick: (c: Cost) => number) => (pick(longest.call) / pick(shortest.call)).toFixed(2);
+      const perFloor = (p: { call: Cost; floor: Cost }) => p.call.total / p.floor.total;
       console.log(
-        `  ${Math.max(...turnCounts)}-turn call / 50-turn call: CPU ${(longest.total / shortest.total).toFixed(2)}×, p50 ${(longest.latency.p50 / shortest.latency.p50).toFixed(2)}×`,
+        `  ${Math.max(...turnCounts)}-turn call / 50-turn call: CPU ${ratio((c) => c.total)}×, p50 ${ratio((c) => c.latency.p50)}×; ` +
+          `CPU × 3-read ${(perFloor(longest) / perFloor(shortest)).toFixed(2)}× (each to its paired floor)`,
       );
+    }
 
     if (call50 && total > 0) {
       console.log(`  ${label}: throughput, ${total} calls at concurrency ${CONCURRENCY}…`);
