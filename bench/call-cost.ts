@@ -11,10 +11,12 @@
 // 300, which then cost ~20% more Node CPU, docs/benchmarks.md) run unmeasured first; then
 // `--window` calls (default 1,000; floors `--floor-window`, default 3,000) are measured: process.cpuUsage for Node, and utime + stime
 // (/proc/<pid>/stat) of this benchmark database's own backends (pg_stat_activity, datname) for
-// PostgreSQL, which must run on this machine. A context call's window runs in `--rounds` blocks
-// (default 10), each after a block of the 3-read floor, and its ratios are to that paired floor. Dry runs, so state does not grow. Throughput: `--total`
+// PostgreSQL, which must run on this machine. On PostgreSQL a context call's window runs in
+// `--rounds` blocks (default 10), each after a block of the 3-read floor run by a process of its
+// own, and `CPU × paired` divides by that paired floor. Dry runs, so state does not grow. Throughput: `--total`
 // calls (default 1,000) at concurrency 32 in this process, then split over `--processes` (default 2)
 // forked processes, each with its own app (bench/lib/call-workers.ts), beside the 3-read floor.
+import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -32,7 +34,17 @@ import {
   seedChannel,
   vacuumAnalyze,
 } from './lib/channel-fixture.js';
-import { arg, int, machineLine, ms, printTable, summarize, throughput, type Latency } from './lib/measure.js';
+import {
+  arg,
+  floorApp,
+  int,
+  machineLine,
+  ms,
+  printTable,
+  summarize,
+  throughput,
+  type Latency,
+} from './lib/measure.js';
 import { BENCH_RATE_LIMIT, openBenchApp } from './lib/bench-app.js';
 import { QUESTIONS } from './lib/questions.js';
 import { workerThroughput, type WorkerJob } from './lib/call-workers.js';
@@ -89,8 +101,8 @@ async function main(): Promise<void> {
   const { database, floor, key, inject } = bench;
   const backends = onServer ? await backendCpu(database) : null;
 
-  // `--cpu-profile DIR`: a V8 CPU profile of each context call's measured window (with the blocks
-  // of its paired floor, a separate Fastify app: `floorApp`'s routes).
+  // `--cpu-profile DIR`: a V8 CPU profile of each context call's measured window (its paired
+  // floor runs in another process).
   const profileDir = arg('cpu-profile');
   const profiler = profileDir ? new Session() : null;
   profiler?.connect();
@@ -178,34 +190,39 @@ async function main(): Promise<void> {
   }
 
   /**
-   * A context call's window measured in `rounds` blocks, each after a block of the 3-read floor
-   * (a `floorWindow / rounds` share), so the call and the floor it is divided by see the same
-   * machine: on a shared VM the CPU a fixed amount of work costs drifts by tens of percent from one
-   * minute to the next, and a floor measured minutes earlier moved the ratio by as much.
+   * A context call's window measured in `rounds` blocks, each after a block of the 3-read floor run
+   * by `floor` (a process of its own: floorWorker), so the call and the floor it is divided by see
+   * the same machine: on a shared VM the CPU a fixed amount of work costs drifts by tens of percent
+   * from one minute to the next, and a floor measured minutes earlier moved the ratio by as much.
+   * In its own process the floor pays nothing for the call's garbage or caches (run in this process
+   * between the call's blocks, it cost up to half as much again).
    */
   async function measurePaired(
     fn: (i: number) => Promise<unknown>,
-    floorFn: (i: number) => Promise<unknown>,
+    floor3: FloorProcess | null,
     profileAs?: string,
-  ): Promise<{ call: Cost; floor: Cost }> {
+  ): Promise<{ call: Cost; floor: Cost | null }> {
     await warm(fn, profileAs);
     const call = noSums();
     const floorSums = noSums();
     let leadIns = 0;
     await profiled(profileAs, async () => {
       for (let r = 0; r < rounds; r += 1) {
-        const callShare = Math.floor((callWindow * (r + 1)) / rounds) - Math.floor((callWindow * r) / rounds);
-        const floorShare =
-          Math.floor((floorWindow * (r + 1)) / rounds) - Math.floor((floorWindow * r) / rounds);
-        // Each block after unmeasured calls of its own kind: what the other left behind (its
-        // garbage, cold caches) is not charged to this one.
-        for (let i = 0; i < FLOOR_LEAD_IN; i += 1) await floorFn(i);
-        await sample(floorFn, floorSums.calls, floorShare, floorSums);
+        const share = (n: number) => Math.floor((n * (r + 1)) / rounds) - Math.floor((n * r) / rounds);
+        if (floor3) {
+          const pg0 = await backends?.start();
+          const block = await floor3.block(FLOOR_LEAD_IN, share(floorWindow));
+          if (pg0) floorSums.pgMs! += await pg0.stop();
+          floorSums.nodeMs += block.nodeMs;
+          floorSums.times.push(...block.times);
+          floorSums.statements += 3 * block.times.length;
+          floorSums.calls += block.times.length;
+        }
         for (let i = 0; i < CALL_LEAD_IN; i += 1) await fn(warmup + callWindow + leadIns++);
-        await sample(fn, warmup + call.calls, callShare, call);
+        await sample(fn, warmup + call.calls, share(callWindow), call);
       }
     });
-    return { call: costOf(call), floor: costOf(floorSums) };
+    return { call: costOf(call), floor: floor3 ? costOf(floorSums) : null };
   }
 
   console.log(`bench:call-cost on ${onServer ? 'PostgreSQL' : 'embedded PGlite'}; ${machineLine()}`);
@@ -278,7 +295,15 @@ async function main(): Promise<void> {
     for (const n of [1, 3, 15] as const)
       rows.push(row(`floor: ${n} indexed read${n > 1 ? 's' : ''}`, '–', floors[n]));
 
-    const byTurns = new Map<number, { call: Cost; floor: Cost }>();
+    const byTurns = new Map<number, { call: Cost; floor: Cost | null }>();
+    // The paired 3-read floor's process (on PostgreSQL only: an embedded database is per process).
+    const floorProcess = onServer
+      ? await startFloorProcess({
+          database: DATABASE,
+          url: `/reads/3/${BENCH_TENANT}/${BENCH_PLATFORM}/${channelId}/${probe}`,
+          warmup: floorWindow,
+        })
+      : null;
     let call50: ((i: number) => Promise<unknown>) | null = null;
     let session50: string | null = null;
     for (const turns of turnCounts) {
@@ -306,9 +331,9 @@ async function main(): Promise<void> {
       const call = (i: number) =>
         inject('POST', `/v1/sessions/${session}/context`, contextBody(i, channelId, newAnchor()));
       console.log(`  ${label}: ${turns}-turn session…`);
-      const paired = await measurePaired(call, reads(3), `call-${size}-${turns}`);
+      const paired = await measurePaired(call, floorProcess, `call-${size}-${turns}`);
       byTurns.set(turns, paired);
-      rows.push(row('context call, new anchor', turns, paired.call, paired.floor));
+      rows.push(row('context call, new anchor', turns, paired.call, paired.floor ?? undefined));
       if (turns === 50) {
         call50 = call;
         session50 = session;
@@ -318,10 +343,11 @@ async function main(): Promise<void> {
       `Cost per call at ${label} (sequential, app.inject; ${machineLine()})`,
       rows.slice(-(3 + turnCounts.length)),
     );
+    floorProcess?.close();
     const [shortest, longest] = [byTurns.get(50), byTurns.get(Math.max(...turnCounts))];
     if (shortest && longest) {
       const ratio = (pick: (c: Cost) => number) => (pick(longest.call) / pick(shortest.call)).toFixed(2);
-      const perFloor = (p: { call: Cost; floor: Cost }) => p.call.total / p.floor.total;
+      const perFloor = (p: { call: Cost; floor: Cost | null }) => p.call.total / (p.floor?.total ?? NaN);
       console.log(
         `  ${Math.max(...turnCounts)}-turn call / 50-turn call: CPU ${ratio((c) => c.total)}×, p50 ${ratio((c) => c.latency.p50)}×; ` +
           `CPU × 3-read ${(perFloor(longest) / perFloor(shortest)).toFixed(2)}× (each to its paired floor)`,
@@ -338,22 +364,24 @@ async function main(): Promise<void> {
       ];
       // Workers share the data only through a PostgreSQL server (embedded PGlite is per process).
       if (processes > 1 && onServer && session50) {
-        // The anchors left, split between the workers; each warms up on its first 200. A worker gets
-        // only the anchors it uses: its job travels in argv, which Linux caps at 128 KiB an argument.
+        // The anchors left, split between the workers; each warms up on its first `--warmup`, as the
+        // single process did (until stop 26 on 200, after which V8 was still optimizing the call). A
+        // worker gets only the anchors it uses: its job travels in argv, which Linux caps at 128 KiB
+        // an argument.
         const left = topLevel.length - nextAnchor;
         const share = Math.floor(left / processes);
         const perWorker = Math.floor(total / processes);
-        if (share < perWorker + 200) throw new Error(`too few anchors left for ${processes} workers`);
+        if (share < perWorker + warmup) throw new Error(`too few anchors left for ${processes} workers`);
         const jobs = Array.from({ length: processes }, (_, w) => ({
           database: DATABASE,
           key,
           session: session50!,
           channelId,
           anchors: Array.from(
-            { length: perWorker + 200 },
+            { length: perWorker + warmup },
             (_, k) => topLevel[((nextAnchor + w * share + k) * 7919) % topLevel.length]!,
           ),
-          warmup: 200,
+          warmup,
           calls: perWorker,
           concurrency: Math.ceil(CONCURRENCY / processes),
         }));
@@ -472,8 +500,80 @@ async function worker(job: WorkerJob): Promise<void> {
   await new Promise(() => {});
 }
 
+interface FloorJob {
+  database: string;
+  /** The floor app's route: GET /reads/3/… */
+  url: string;
+  warmup: number;
+}
+type FloorReply = { ready: true } | { nodeMs: number; times: number[] };
+
+interface FloorProcess {
+  /** `leadIn` unmeasured reads, then `n` measured: the process's own CPU and each call's time. */
+  block(leadIn: number, n: number): Promise<{ nodeMs: number; times: number[] }>;
+  close(): void;
+}
+
+/** The 3-read floor in a process of its own (floorWorker), warmed up, run a block at a time. */
+async function startFloorProcess(job: FloorJob): Promise<FloorProcess> {
+  const child = fork(import.meta.filename, ['--floor-worker', JSON.stringify(job)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
+  const next = () =>
+    new Promise<FloorReply>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`floor process exited with ${code}`));
+      child.once('exit', onExit);
+      child.once('message', (m) => {
+        child.off('exit', onExit);
+        resolve(m as FloorReply);
+      });
+    });
+  await next();
+  return {
+    async block(leadIn, n) {
+      const reply = next();
+      child.send({ leadIn, n });
+      const got = await reply;
+      if (!('times' in got)) throw new Error('floor process: unexpected reply');
+      return got;
+    },
+    close: () => child.kill(),
+  };
+}
+
+/** The floor process: the floor app on its own pool, warmed up, then blocks of reads on request. */
+async function floorWorker(job: FloorJob): Promise<void> {
+  const database = await openBenchDatabase(job.database);
+  const app = await floorApp(database.db);
+  const read = () => app.inject({ method: 'GET', url: job.url });
+  for (let i = 0; i < job.warmup; i += 1) await read();
+  process.on('message', (m: { leadIn: number; n: number }) => {
+    void (async () => {
+      for (let i = 0; i < m.leadIn; i += 1) await read();
+      const times: number[] = [];
+      const cpu0 = process.cpuUsage();
+      for (let i = 0; i < m.n; i += 1) {
+        const t0 = performance.now();
+        await read();
+        times.push(performance.now() - t0);
+      }
+      const usage = process.cpuUsage(cpu0);
+      process.send!({ nodeMs: (usage.user + usage.system) / 1000, times } satisfies FloorReply);
+    })();
+  });
+  process.send!({ ready: true } satisfies FloorReply);
+  await new Promise(() => {});
+}
+
 const workerArg = process.argv.indexOf('--worker');
-(workerArg >= 0 ? worker(JSON.parse(process.argv[workerArg + 1]!) as WorkerJob) : main()).catch((error) => {
+const floorArg = process.argv.indexOf('--floor-worker');
+(workerArg >= 0
+  ? worker(JSON.parse(process.argv[workerArg + 1]!) as WorkerJob)
+  : floorArg >= 0
+    ? floorWorker(JSON.parse(process.argv[floorArg + 1]!) as FloorJob)
+    : main()
+).catch((error) => {
   console.error(error);
   process.exit(1);
 });
