@@ -186,6 +186,12 @@ export const sessions = pgTable(
     totalTokens: bigint('total_tokens', { mode: 'number' }).notNull().default(0),
     /** Next transcript sequence number; bumped under the row lock so seqs are gap-free. */
     nextSeq: integer('next_seq').notNull().default(1),
+    /**
+     * Transcript entries of the session ever deleted (retention, hand-run SQL), counted by a trigger
+     * on transcript_entries in the deleting transaction: a copy of a lane's entries read when this
+     * had some value is whole while it still has it (docs/assembly.md, "Lane entries").
+     */
+    entriesRemoved: bigint('entries_removed', { mode: 'number' }).notNull().default(0),
     resetFrom: uuid('reset_from'),
     calibration: jsonb('calibration').$type<UsageCalibration>().notNull().default({ models: {} }),
     turnState: jsonb('turn_state')

@@ -1,9 +1,10 @@
 // The context call's per-process cache of a lane's entries (issue 16): after the first read it reads
-// only the entries from the last one it holds, and reads the lane again whole when the count the
-// database returns shows that held entries were deleted (retention) or that one was committed out
-// of seq order. What it returns is always what a plain read returns.
+// only the entries from the last one it holds, and reads the lane again whole when the session's
+// count of deleted entries (entries_removed, kept by a trigger) moved since its copy was read. What
+// it returns is always what a plain read returns.
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
 import { transcriptEntries } from '../../src/db/schema.js';
 import { createLaneHistoryCache } from '../../src/modules/context/lane-history-cache.js';
 import { createContextRepository, type LaneReadAhead } from '../../src/modules/context/context.repository.js';
@@ -20,6 +21,15 @@ afterAll(async () => {
 });
 
 const LANE = 'root:C1';
+
+/** The session row's count of its deleted transcript entries. */
+async function removed(sessionId: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    ctx.deps.database.db,
+    sql`select entries_removed::int as n from sessions where tenant_id = ${t.tenantId} and id = ${sessionId}`,
+  );
+  return Number(row!.n);
+}
 
 describe('lane history cache', () => {
   it('reads only new entries, re-reads after a deletion, and matches a plain read', async () => {
@@ -53,31 +63,33 @@ describe('lane history cache', () => {
       },
     });
     const plain = async () => (await transcript.laneEntries(scope)).map((e) => e.seq);
-    const seqs = async () => (await cache.laneEntries(scope)).map((e) => e.seq);
+    const seqs = async () => (await cache.laneEntries(scope, await removed(session.id))).map((e) => e.seq);
 
     await append(0, 4);
     expect(await seqs()).toEqual(await plain());
     expect(reads).toEqual({ whole: 1, from: 0 });
     // Nothing new: one read from the last held entry, the same array back.
-    const held = await cache.laneEntries(scope);
-    expect(await cache.laneEntries(scope)).toBe(held);
+    const held = await cache.laneEntries(scope, 0);
+    expect(await cache.laneEntries(scope, 0)).toBe(held);
     expect(reads).toEqual({ whole: 1, from: 2 });
 
     await append(4, 3);
     expect(await seqs()).toEqual(await plain());
-    expect((await cache.laneEntries(scope)).map((e) => e.content)).toEqual(
+    expect((await cache.laneEntries(scope, 0)).map((e) => e.content)).toEqual(
       (await transcript.laneEntries(scope)).map((e) => e.content),
     );
     expect(reads.whole).toBe(1);
 
     // Held entries are shared with later calls: frozen, so a change fails instead of leaking.
-    const entries = await cache.laneEntries(scope);
+    const entries = await cache.laneEntries(scope, 0);
     expect(() => {
       (entries[0] as { content: unknown }).content = 'changed';
     }).toThrow(TypeError);
 
-    // Retention deletes an entry the cache holds: the count differs, the lane is read again.
+    // Retention deletes an entry the cache holds: the session's count of deleted entries moves,
+    // and the lane is read again.
     const db = ctx.deps.database.db;
+    expect(await removed(session.id)).toBe(0);
     await db
       .delete(transcriptEntries)
       .where(
@@ -87,9 +99,12 @@ describe('lane history cache', () => {
           eq(transcriptEntries.seq, entries[1]!.seq),
         ),
       );
+    expect(await removed(session.id)).toBe(1);
     const wholeBefore = reads.whole;
     expect(await seqs()).toEqual(await plain());
     expect(reads.whole).toBe(wholeBefore + 1);
+    // Told the count it held, the cache would have served the deleted entry: the count is the check.
+    expect((await cache.laneEntries(scope, 1)).map((e) => e.seq)).toEqual(await plain());
 
     // The last held entry deleted: read again too.
     const last = (await plain()).at(-1)!;
@@ -101,7 +116,49 @@ describe('lane history cache', () => {
 
     // Another tenant's read of the same session id finds nothing.
     const other = await ctx.tenant();
-    expect(await cache.laneEntries({ ...scope, tenantId: other.tenantId })).toEqual([]);
+    expect(await cache.laneEntries({ ...scope, tenantId: other.tenantId }, 0)).toEqual([]);
+  });
+
+  it("counts a session's deleted entries in the deleting transaction, and only that session's", async () => {
+    const transcript = ctx.app.services.transcript;
+    const open = async (key: string) =>
+      (
+        await ctx.app.services.sessions.getOrCreate({
+          tenantId: t.tenantId,
+          sessionKey: `${key}-${Date.now()}`,
+        })
+      ).session.id;
+    const [a, b] = [await open('removed-a'), await open('removed-b')];
+    for (const id of [a, b])
+      await transcript.appendTurns({
+        tenantId: t.tenantId,
+        sessionId: id,
+        turns: Array.from({ length: 6 }, (_, i) => ({
+          role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+          content: `turn ${i}`,
+          lane_key: LANE,
+        })),
+      });
+    const db = ctx.deps.database.db;
+    // One statement over both sessions: three of a's entries, one of b's.
+    await db.execute(
+      sql`delete from transcript_entries where tenant_id = ${t.tenantId}
+        and ((session_id = ${a} and seq <= 3) or (session_id = ${b} and seq = 6))`,
+    );
+    expect([await removed(a), await removed(b)]).toEqual([3, 1]);
+    // A rolled-back delete counts nothing; a delete of nothing neither.
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.execute(
+          sql`delete from transcript_entries where tenant_id = ${t.tenantId} and session_id = ${a}`,
+        );
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await db.execute(
+      sql`delete from transcript_entries where tenant_id = ${t.tenantId} and session_id = ${a} and seq = 1`,
+    );
+    expect([await removed(a), await removed(b)]).toEqual([3, 1]);
   });
 });
 
@@ -160,7 +217,7 @@ describe('lane entries read ahead by the first statement', () => {
 
     await append(6, 0);
     expect(cache.readAhead(t.tenantId, session.id)).toBeNull();
-    await cache.laneEntries(scope);
+    await cache.laneEntries(scope, 0);
     const ahead = cache.readAhead(t.tenantId, session.id)!;
     expect(ahead).toEqual({ laneKey: LANE, fromSeq: 0, atSeq: 6 });
 
@@ -168,8 +225,7 @@ describe('lane entries read ahead by the first statement', () => {
     await append(4, 6);
     const loaded = (await load({ ...ahead, atSeq: 2 }))!;
     const plain = await transcript.laneEntriesFrom({ ...scope, atSeq: 2 });
-    expect(loaded.laneRead!.count).toBe(plain[0]!.laneCount);
-    expect(loaded.laneRead!.rows).toEqual(plain.map(({ laneCount: _n, ...row }) => row));
+    expect(loaded.laneRead!.rows).toEqual(plain);
     // Turns whose text reads as JSON come back as the strings they were (one layer parses).
     const contents = loaded.laneRead!.rows.map((r) => r.content);
     expect(contents).toContain('42');
@@ -177,27 +233,33 @@ describe('lane entries read ahead by the first statement', () => {
 
     // The cache takes the new entries from the load: no statement of its own.
     const before = { ...reads };
-    const read = (await load(ahead))!.laneRead;
-    const entries = await cache.laneEntries(scope, read);
+    const aheadLoad = (await load(ahead))!;
+    const read = aheadLoad.laneRead;
+    // The load's session row carries the count the cache checks.
+    expect(aheadLoad.session.entriesRemoved).toBe(0);
+    const entries = await cache.laneEntries(scope, aheadLoad.session.entriesRemoved, read);
     expect(reads).toEqual(before);
     expect(entries.map((e) => e.seq)).toEqual((await transcript.laneEntries(scope)).map((e) => e.seq));
     expect(entries).toEqual(await transcript.laneEntries(scope));
 
     // A read ahead of another lane, or from an entry no longer the last held, is not used.
-    await cache.laneEntries(scope, { ...read!, laneKey: 'root:other' });
+    await cache.laneEntries(scope, 0, { ...read!, laneKey: 'root:other' });
     expect(reads.from).toBe(before.from + 1);
-    await cache.laneEntries(scope, read);
+    await cache.laneEntries(scope, 0, read);
     expect(reads.from).toBe(before.from + 2);
 
-    // A held entry deleted: the carried count shows it, and the lane is read again whole.
+    // A held entry deleted: the load's session row shows it, and the lane is read again whole.
     await ctx.deps.database.db.execute(
       sql`delete from transcript_entries where tenant_id = ${t.tenantId} and session_id = ${session.id} and seq = 3`,
     );
-    const afterDelete = (await load(cache.readAhead(t.tenantId, session.id)))!.laneRead;
+    const afterDelete = (await load(cache.readAhead(t.tenantId, session.id)))!;
+    expect(afterDelete.session.entriesRemoved).toBe(1);
     const wholeBefore = reads.whole;
-    expect((await cache.laneEntries(scope, afterDelete)).map((e) => e.seq)).toEqual(
-      (await transcript.laneEntries(scope)).map((e) => e.seq),
-    );
+    expect(
+      (await cache.laneEntries(scope, afterDelete.session.entriesRemoved, afterDelete.laneRead)).map(
+        (e) => e.seq,
+      ),
+    ).toEqual((await transcript.laneEntries(scope)).map((e) => e.seq));
     expect(reads.whole).toBe(wholeBefore + 1);
   });
 });

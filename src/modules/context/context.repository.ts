@@ -60,8 +60,8 @@ export interface LaneReadAhead {
 /**
  * loadTurn's statement for a shape (an anchor or none, with its snapshot or not, a query or none,
  * lane entries read ahead or none), built once (src/db/prepared.ts): its values are the placeholders
- * tenantId, sessionId, platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey,
- * readFromSeq and readFrom.
+ * tenantId, sessionId, platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey and
+ * readFrom.
  */
 function loadTurnStatement(
   tx: Executor,
@@ -110,7 +110,6 @@ function loadTurnStatement(
             tenantId: sessions.tenantId,
             sessionId: sessions.id,
             laneKey: slot('readLaneKey'),
-            fromSeq: slot<number>('readFromSeq'),
             from: slot<number>('readFrom'),
           })}`
         : sql<null>`null`,
@@ -191,7 +190,6 @@ export function createContextRepository(db: Executor) {
         agentId: params.agentId,
         lexemeText: params.lexemeText,
         readLaneKey: laneRead?.laneKey ?? null,
-        readFromSeq: laneRead?.fromSeq ?? null,
         readFrom: laneRead ? Math.max(laneRead.fromSeq, laneRead.atSeq) : null,
       });
       if (!row) return null;

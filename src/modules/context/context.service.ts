@@ -210,7 +210,11 @@ export function createContextService(deps: {
     // Awaited below; until then a failure must not count as unhandled.
     early?.catch(() => {});
     const [entries, channelContext, quoted] = await Promise.all([
-      laneHistory.laneEntries({ tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq }, loaded.laneRead),
+      laneHistory.laneEntries(
+        { tenantId, sessionId, laneKey, fromSeq: lane.firstKeptSeq },
+        session.entriesRemoved,
+        loaded.laneRead,
+      ),
       canAttachChannelContext && lane.contextAttachedSeq === null ? loadChannelContext() : null,
       anchor?.reply_to_id && hasChannel
         ? deps.channels.getChannelMessages({

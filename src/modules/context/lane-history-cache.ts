@@ -1,7 +1,8 @@
 // The lane entries a context call reads, kept in the process between calls (issue 16: history costs
 // per new turn, not per turn). The next call of the session reads only the entries from the last one
-// held on; the count the same statement returns tells whether anything held was deleted (retention)
-// or committed out of seq order, and then the lane is read again whole. Bounded in bytes. That read
+// held on. Entries commit in seq order (appends hold the session row's lock), so only a delete can
+// take a held one away: the session row counts its deleted entries (`entries_removed`, by trigger),
+// and a copy read when that count had another value is read again whole. Bounded in bytes. That read
 // rides on the call's first statement when it can (readAhead): the lane the session's last call
 // read, from its last held entry; the call uses it when its lane turns out to be that one.
 import { LRUCache } from 'lru-cache';
@@ -25,6 +26,8 @@ type LaneEntry = TranscriptEntryRow;
 interface Held {
   entries: readonly LaneEntry[];
   bytes: number;
+  /** The session's entries_removed as read at or before the entries' read. */
+  removed: number;
 }
 
 const bytesOf = (entries: readonly LaneEntry[]) =>
@@ -44,8 +47,13 @@ export function createLaneHistoryCache(deps: {
   const keyOf = (p: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number }) =>
     JSON.stringify([p.tenantId, p.sessionId, p.laneKey, p.fromSeq]);
 
-  function keep(key: string, entries: readonly LaneEntry[], bytes: number): readonly LaneEntry[] {
-    if (entries.length > 0 && bytes <= maxBytes / 8) held.set(key, { entries, bytes });
+  function keep(
+    key: string,
+    entries: readonly LaneEntry[],
+    bytes: number,
+    removed: number,
+  ): readonly LaneEntry[] {
+    if (entries.length > 0 && bytes <= maxBytes / 8) held.set(key, { entries, bytes, removed });
     else held.delete(key);
     return entries;
   }
@@ -62,11 +70,13 @@ export function createLaneHistoryCache(deps: {
     },
 
     /**
-     * The lane's entries from `fromSeq`, in seq order (frozen: shared with later calls). `read`:
-     * what the call's first statement read ahead, used when it is this lane's read.
+     * The lane's entries from `fromSeq`, in seq order (frozen: shared with later calls). `removed`:
+     * the session's entries_removed, read no later than this call's reads (ContextRepository.loadTurn:
+     * the session row). `read`: what that statement read ahead, used when it is this lane's read.
      */
     async laneEntries(
       params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number },
+      removed: number,
       read?: (LaneReadAhead & LaneEntriesRead) | null,
     ): Promise<readonly LaneEntry[]> {
       const key = keyOf(params);
@@ -75,25 +85,21 @@ export function createLaneHistoryCache(deps: {
         fromSeq: params.fromSeq,
       });
       const cached = held.get(key);
-      if (cached) {
+      // Held entries are whole while no entry of the session was deleted since they were read.
+      if (cached && cached.removed === removed) {
         const last = cached.entries.at(-1)!;
-        const ahead =
+        const rows =
           read && keyOf({ ...params, ...read }) === key && read.atSeq === last.seq
-            ? { count: read.count, rows: read.rows }
-            : null;
-        const rows = ahead?.rows ?? (await deps.transcript.laneEntriesFrom({ ...params, atSeq: last.seq }));
-        const count = ahead ? ahead.count : (rows[0] as { laneCount?: number } | undefined)?.laneCount;
-        if (rows[0]?.seq === last.seq && count === cached.entries.length + rows.length - 1) {
+            ? read.rows
+            : await deps.transcript.laneEntriesFrom({ ...params, atSeq: last.seq });
+        if (rows[0]?.seq === last.seq) {
           if (rows.length === 1) return cached.entries;
-          const added = rows.slice(1).map((row) => {
-            const { laneCount: _count, ...entry } = row as LaneEntry & { laneCount?: number };
-            return deepFreeze(entry);
-          });
-          return keep(key, [...cached.entries, ...added], cached.bytes + bytesOf(added));
+          const added = rows.slice(1).map((row) => deepFreeze(row));
+          return keep(key, [...cached.entries, ...added], cached.bytes + bytesOf(added), removed);
         }
       }
       const entries = (await deps.transcript.laneEntries(params)).map(deepFreeze);
-      return keep(key, entries, bytesOf(entries));
+      return keep(key, entries, bytesOf(entries), removed);
     },
   };
 }

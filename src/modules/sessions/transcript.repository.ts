@@ -1,5 +1,5 @@
 // Transcript entries: the append-only audit trail of a session, keyed (tenant, session, seq).
-import { and, asc, eq, getTableColumns, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
 import { OFFLOAD_REFERENCE_START, offloadReferenceEnd } from './core/offload.js';
 import type { Executor } from '../../db/client.js';
 import { builtStatements, slot } from '../../db/prepared.js';
@@ -12,40 +12,31 @@ const built = builtStatements();
 
 /** What laneEntriesFrom reads, as one json value another statement can carry (ContextRepository.loadTurn). */
 export interface LaneEntriesRead {
-  /** The lane's entries from `fromSeq` (all of them, not only those read). */
-  count: number;
   /** The entries from `max(fromSeq, atSeq)`, in seq order. */
   rows: TranscriptEntryRow[];
 }
 
 /**
- * laneEntriesFrom's read as a scalar json expression: {"count": …, "rows": [row_to_json of each
- * entry]}; laneEntriesOfJson reads it back as drizzle reads the rows.
+ * laneEntriesFrom's read as a scalar json expression (a json array of row_to_json of each entry);
+ * laneEntriesOfJson reads it back as drizzle reads the rows.
  */
 export const laneEntriesJsonSql = (p: {
   tenantId: unknown;
   sessionId: unknown;
   laneKey: string;
-  fromSeq: number;
   from: number;
-}) => {
-  const lane = sql`tenant_id = ${p.tenantId} and session_id = ${p.sessionId} and lane_key = ${p.laneKey}`;
-  return sql`json_build_object(
-    'count', (select count(*)::int from transcript_entries where ${lane} and seq >= ${p.fromSeq}),
-    'rows', coalesce((select json_agg(e order by e.seq) from transcript_entries e where ${lane} and seq >= ${p.from}), '[]'::json))`;
-};
+}) =>
+  sql`coalesce((select json_agg(e order by e.seq) from transcript_entries e
+    where tenant_id = ${p.tenantId} and session_id = ${p.sessionId} and lane_key = ${p.laneKey}
+      and seq >= ${p.from}), '[]'::json)`;
 
 const dateOf = (value: unknown) => (value === null || value === undefined ? null : new Date(String(value)));
 
 /** laneEntriesJsonSql's value (json text or parsed, by driver) as laneEntriesFrom returns its rows. */
 export function laneEntriesOfJson(value: unknown): LaneEntriesRead {
-  const read = (typeof value === 'string' ? JSON.parse(value) : value) as {
-    count: number;
-    rows: Record<string, unknown>[];
-  };
+  const read = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>[];
   return {
-    count: Number(read.count),
-    rows: read.rows.map((r) => ({
+    rows: read.map((r) => ({
       tenantId: r.tenant_id as string,
       sessionId: r.session_id as string,
       seq: Number(r.seq),
@@ -191,22 +182,14 @@ export function createTranscriptRepository(db: Executor) {
         .orderBy(asc(transcriptEntries.seq));
     },
 
-    /**
-     * A lane's entries from `fromSeq` whose seq is `atSeq` or later, each with `laneCount`: how many
-     * entries the lane has from `fromSeq` (a cache of the earlier ones checks itself against it).
-     */
+    /** A lane's entries from `fromSeq` whose seq is `atSeq` or later, in seq order. */
     async laneEntriesFrom(
       params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number; atSeq: number },
       tx: Executor = db,
     ) {
       const statement = built(tx, 'lane_entries_from', (executor) =>
         executor
-          .select({
-            ...getTableColumns(transcriptEntries),
-            laneCount: sql<number>`(select count(*)::int from transcript_entries c
-              where c.tenant_id = ${slot('tenantId')} and c.session_id = ${slot('sessionId')}
-                and c.lane_key = ${slot('laneKey')} and c.seq >= ${slot('fromSeq')})`.mapWith(Number),
-          })
+          .select()
           .from(transcriptEntries)
           .where(
             and(
@@ -218,7 +201,12 @@ export function createTranscriptRepository(db: Executor) {
           .orderBy(asc(transcriptEntries.seq))
           .prepare('lane_entries_from'),
       );
-      return statement.execute({ ...params, from: Math.max(params.fromSeq, params.atSeq) });
+      return statement.execute({
+        tenantId: params.tenantId,
+        sessionId: params.sessionId,
+        laneKey: params.laneKey,
+        from: Math.max(params.fromSeq, params.atSeq),
+      });
     },
 
     /** Sum of the token estimates of a lane's entries after `afterSeq`. */
