@@ -95,9 +95,8 @@ describe('snapshot read in the load statement', () => {
       'm05r1',
       'm12r2',
     ];
-    let compared = 0;
-    for (const messageId of anchors) {
-      const loaded = (await context.loadTurn({
+    const load = async (messageId: string) =>
+      (await context.loadTurn({
         tenantId: t.tenantId,
         sessionId,
         anchor: { ...scope, messageId },
@@ -107,6 +106,9 @@ describe('snapshot read in the load statement', () => {
         lexemeText: null,
         laneRead: null,
       }))!;
+    let compared = 0;
+    for (const messageId of anchors) {
+      const loaded = await load(messageId);
       if (messageId === 'm17') {
         // A deleted anchor: no snapshot is built for it, so none is read.
         expect(loaded.snapshot).toBeNull();
@@ -127,16 +129,7 @@ describe('snapshot read in the load statement', () => {
     }
     // The comparisons covered real rows, replies counted in the window, and the limit.
     expect(compared).toBeGreaterThan(300);
-    const last = (await context.loadTurn({
-      tenantId: t.tenantId,
-      sessionId,
-      anchor: { ...scope, messageId: 'm29' },
-      snapshot: true,
-      laneKey: null,
-      agentId: null,
-      lexemeText: null,
-      laneRead: null,
-    }))!;
+    const last = await load('m29');
     expect(last.snapshot!.rows).toHaveLength(DEFAULT_ADJACENT_COUNT);
     expect(last.snapshot!.rows.map((r) => r.messageId)).not.toContain('m17');
     expect(last.snapshot!.rows.some((r) => r.repliesInWindow > 0)).toBe(true);
