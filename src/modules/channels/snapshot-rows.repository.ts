@@ -70,13 +70,19 @@ export interface SnapshotRead {
 }
 
 /**
- * snapshotRows as one json value that another statement can carry (ContextRepository.loadTurn): the
- * channel's name and the `limit` top-level messages before the anchor `messageId` (a visible
- * message of the channel; null when there is none), with their replies in the anchor's last hour
- * (channels.service.ts lastHourWindow). The times are the anchor's stored ts, which the separate
+ * snapshotRows as one json value that another statement can carry (ContextRepository.loadTurn, whose
+ * scope is its session row's columns): the channel's name and the `limit` top-level messages
+ * before the anchor `messageId` (a visible message of the channel; null when there is none), with
+ * their replies in the anchor's last hour (channels.service.ts lastHourWindow). The times are the anchor's stored ts, which the separate
  * read's milliseconds stand for exactly. Read back with snapshotOfJson.
  */
-export function snapshotJsonSql(scope: ChannelScope, messageId: string, limit: number): SQL {
+export function snapshotJsonSql(
+  columns: { [K in keyof ChannelScope]: ChannelScope[K] | SQL },
+  messageId: string,
+  limit: number,
+): SQL {
+  // Values or another statement's columns: drizzle interpolates both alike.
+  const scope = columns as ChannelScope;
   const inner = topLevelBeforeSql({
     ...scope,
     at: sql`anchor_row.ts`,

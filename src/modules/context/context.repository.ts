@@ -93,9 +93,9 @@ function loadTurnStatement(
         ? sql<unknown>`case when ${laneStates.contextAttachedSeq} is null and ${sessions.platform} is not null
             and ${sessions.channelId} is not null then ${snapshotJsonSql(
               {
-                tenantId: sql`${sessions.tenantId}` as unknown as string,
-                platform: sql`${sessions.platform}` as unknown as string,
-                channelId: sql`${sessions.channelId}` as unknown as string,
+                tenantId: sql`${sessions.tenantId}`,
+                platform: sql`${sessions.platform}`,
+                channelId: sql`${sessions.channelId}`,
               },
               slot('messageId'),
               DEFAULT_ADJACENT_COUNT,

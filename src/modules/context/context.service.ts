@@ -13,7 +13,6 @@ import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { checkAnchorSource, plainText } from './core/current-turn.js';
 import { asBlocks, toolResultIds } from '../sessions/core/history-view.js';
-import { toOpenAIChat } from './core/openai-format.js';
 import { pendingSlotSchema } from './core/pending-slot.js';
 import { defaultLaneKey } from '../sessions/core/session-keys.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
@@ -39,6 +38,7 @@ import {
   channelContextInput,
   laneViewOf,
   quotedReplyOf,
+  replyOf,
   type Assembled,
   type ContextReply,
   type ContextRequest,
@@ -49,7 +49,6 @@ import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
-import { payloadBytes } from './core/payload-layout.js';
 import { createLaneHistoryCache } from './lane-history-cache.js';
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
@@ -346,35 +345,18 @@ export function createContextService(deps: {
       deps.compaction && need.schedule
         ? await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: need.state })
         : null;
-    const compactionReport = () =>
-      reportCompaction({
+    const wire = replyOf(result, {
+      format: request.format ?? 'anthropic',
+      dryRun: request.dry_run ?? false,
+      compaction: reportCompaction({
         mode,
         available: deps.compaction !== undefined,
         compacted: params.compacted?.result ?? null,
         droppedEntries: result.context.lane.dropped_entries,
         scheduled,
-      });
-
-    const payload = request.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
-    const { text: payloadText, sha256: sha } = payloadBytes(payload);
-    const replyFor = (turnSeq: number | null): Assembled => ({
-      payloadText,
-      reply: {
-        payload,
-        format: request.format ?? 'anthropic',
-        budget: result.budget,
-        compaction: compactionReport(),
-        context: result.context,
-        attachments: result.attachments,
-        deferred_tools: result.deferred_tools,
-        notes: result.notes,
-        cache: result.cache,
-        turn_seq: turnSeq,
-        payload_sha256: sha,
-        dry_run: request.dry_run ?? false,
-      },
+      }),
     });
-    if (request.dry_run) return replyFor(null);
+    if (request.dry_run) return wire.reply(null);
 
     // 4. Record: the rendered user turn with its audit row, manifest, lane marker and slot.
     const appended = await recordTurn(deps, {
@@ -385,12 +367,12 @@ export function createContextService(deps: {
       session,
       lane,
       laneKey,
-      sha,
-      payloadText,
+      sha: wire.sha256,
+      payloadText: wire.payloadText,
       model,
       now,
       callerTools,
-      onCommit: (tx, seq) => params.beforeCommit?.(tx, replyFor(seq)) ?? Promise.resolve(),
+      onCommit: (tx, seq) => params.beforeCommit?.(tx, wire.reply(seq)) ?? Promise.resolve(),
     });
     // The lane over its thresholds after this turn: a background compaction (never on the hot path).
     if (deps.compaction && mode !== 'never' && scheduled === null) {
@@ -405,7 +387,7 @@ export function createContextService(deps: {
       if (over)
         await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: `thresholds:${over}` });
     }
-    return replyFor(appended.entries[0]!.seq);
+    return wire.reply(appended.entries[0]!.seq);
   }
 
   return {

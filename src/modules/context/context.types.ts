@@ -1,5 +1,6 @@
 // The context call's request and reply as the service sees them, the audit row's budget, the
-// anchor's channel context as assembly takes it, and the view of a context_log row.
+// anchor's channel context as assembly takes it, the reply built from an assembly (its payload
+// stringified and hashed once), and the view of a context_log row.
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { type AssembleResult, type ChannelContextInput, type CompactionMode } from './core/assemble.js';
@@ -7,7 +8,8 @@ import { type BudgetReport } from './core/budget.js';
 
 import type { TurnContent } from '../../shared/content-blocks.js';
 
-import { type OpenAIChatPayload } from './core/openai-format.js';
+import { toOpenAIChat, type OpenAIChatPayload } from './core/openai-format.js';
+import { payloadBytes } from './core/payload-layout.js';
 
 import type { ChannelSnapshot } from '../channels/core/snapshot.js';
 import type { ThreadContext } from '../channels/core/thread-budget.js';
@@ -168,4 +170,37 @@ export function quotedReplyOf(m: {
 export interface Assembled {
   reply: ContextReply;
   payloadText: string;
+}
+
+/**
+ * The reply to an assembly: its payload in `format`, stringified and hashed once (payloadBytes), and
+ * `reply(turnSeq)`, the call's reply once its turn is recorded at that seq (null: a dry run).
+ */
+export function replyOf(
+  result: AssembleResult,
+  params: { format: OutputFormat; dryRun: boolean; compaction: CompactionReport },
+) {
+  const payload = params.format === 'openai' ? toOpenAIChat(result.payload) : result.payload;
+  const { text: payloadText, sha256 } = payloadBytes(payload);
+  return {
+    payloadText,
+    sha256,
+    reply: (turnSeq: number | null): Assembled => ({
+      payloadText,
+      reply: {
+        payload,
+        format: params.format,
+        budget: result.budget,
+        compaction: params.compaction,
+        context: result.context,
+        attachments: result.attachments,
+        deferred_tools: result.deferred_tools,
+        notes: result.notes,
+        cache: result.cache,
+        turn_seq: turnSeq,
+        payload_sha256: sha256,
+        dry_run: params.dryRun,
+      },
+    }),
+  };
 }
