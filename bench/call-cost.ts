@@ -17,14 +17,14 @@
 // calls (default 1,000) at concurrency 32 in this process, then split over `--processes` (default 2)
 // forked processes, each with its own app (bench/lib/call-workers.ts), beside the 3-read floor.
 import { fork } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
-import { queryRows, type Database } from '../src/db/client.js';
+import { queryRows } from '../src/db/client.js';
 import { localDeps } from '../src/deps.js';
 import {
   BENCH_PLATFORM,
@@ -46,7 +46,8 @@ import {
   type Latency,
 } from './lib/measure.js';
 import { BENCH_RATE_LIMIT, openBenchApp } from './lib/bench-app.js';
-import { QUESTIONS } from './lib/questions.js';
+import { contextBody } from './lib/questions.js';
+import { backendCpu } from './lib/backend-cpu.js';
 import { workerThroughput, type WorkerJob } from './lib/call-workers.js';
 
 const DATABASE = 'contextd_bench_call_cost';
@@ -56,21 +57,6 @@ const WARMUP_BLOCK = 1000;
 /** Unmeasured calls before each measured block of a paired window (measurePaired). */
 const FLOOR_LEAD_IN = 300;
 const CALL_LEAD_IN = 30;
-const POLICY =
-  'You are the team assistant for this workspace. Answer from the provided context; say when you do not know. '.repeat(
-    12,
-  );
-
-/** A dry-run context call's body: the i-th question, about `anchor`. */
-const contextBody = (i: number, channelId: string, anchor: string) => ({
-  message: {
-    content: QUESTIONS[i % QUESTIONS.length]!,
-    source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: anchor },
-  },
-  system: [{ name: 'policy', text: POLICY }],
-  dry_run: true,
-});
-
 interface Cost {
   node: number;
   /** null: PostgreSQL is embedded (its CPU is in `node`) or not on this machine. */
@@ -411,64 +397,6 @@ async function main(): Promise<void> {
   printTable(`Cost per call, all sizes (${machineLine()})`, rows);
   await bench.close();
 }
-
-/** CPU ms of one process from /proc/<pid>/stat (utime + stime at 100 ticks a second); 0 once gone. */
-function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "(comm) ": state is 0, utime 11, stime 12.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * CPU of the benchmark database's own backends over a window: the pids at the start, read again at
- * the end, plus whole lifetimes of backends that appeared during it. Other databases' backends (a
- * soak, other benchmarks) are not counted.
- */
-async function backendCpu(database: Database) {
-  const pids = async () =>
-    new Set(
-      (
-        await queryRows<{ pid: number }>(
-          database.db,
-          sql`select pid from pg_stat_activity where datname = current_database()`,
-        )
-      ).map((r) => Number(r.pid)),
-    );
-  const cpuOf = (set: Set<number>) => [...set].reduce((s, pid) => s + processCpuMs(pid), 0);
-  const [first] = await pids();
-  if (first === undefined || !readable(first))
-    throw new Error(
-      'bench:call-cost: the PostgreSQL backends are not readable in /proc (run beside the server, as root)',
-    );
-  return {
-    async start() {
-      const before = await pids();
-      const cpu0 = cpuOf(before);
-      return {
-        async stop(): Promise<number> {
-          const cpu1 = cpuOf(before);
-          const after = await pids();
-          const added = new Set([...after].filter((p) => !before.has(p)));
-          return cpu1 - cpu0 + cpuOf(added);
-        },
-      };
-    },
-  };
-}
-
-const readable = (pid: number) => {
-  try {
-    readFileSync(`/proc/${pid}/stat`);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** A worker process of workerThroughput: its own app, warm-up, then its calls on the parent's go. */
 async function worker(job: WorkerJob): Promise<void> {

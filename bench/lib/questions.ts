@@ -1,4 +1,5 @@
 // Questions a bot in the benchmark channel might get: the assembly benchmarks ask one per call.
+import { BENCH_PLATFORM } from './channel-fixture.js';
 
 /** Questions a bot in the channel might get; each call asks the next one. */
 export const QUESTIONS = [
@@ -19,3 +20,18 @@ export const QUESTIONS = [
   'Which customers reported the export timeout?',
   'What changed in the onboarding flow last sprint?',
 ];
+
+export const POLICY =
+  'You are the team assistant for this workspace. Answer from the provided context; say when you do not know. '.repeat(
+    12,
+  );
+
+/** A dry-run context call's body: the i-th question, about `anchor`. */
+export const contextBody = (i: number, channelId: string, anchor: string) => ({
+  message: {
+    content: QUESTIONS[i % QUESTIONS.length]!,
+    source: { platform: BENCH_PLATFORM, channel_id: channelId, message_id: anchor },
+  },
+  system: [{ name: 'policy', text: POLICY }],
+  dry_run: true,
+});
