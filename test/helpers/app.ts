@@ -14,7 +14,8 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { generateApiKey } from '../../src/modules/tenants/tenants.repository.js';
 import { v7 as uuidv7 } from 'uuid';
 import { inject } from 'vitest';
-import { contextReplySchema } from '../../src/modules/context/context.schemas.js';
+import { z } from 'zod';
+import { contextReplySchema, contextReplyWireSchema } from '../../src/modules/context/context.schemas.js';
 import { databaseUrl, TEST_DATABASE_URL, TEST_DB_PREFIX, TEST_REDIS_URL } from './env.js';
 
 export const usesRealPostgres = Boolean(TEST_DATABASE_URL);
@@ -189,15 +190,24 @@ export function errorOf(response: LightMyRequestResponse): {
 
 /**
  * Every context reply a test receives is checked against its documented schema (the route sends
- * the payload as assembly built it; this catches a field the document does not describe).
+ * the payload as assembly built it; this catches a field the document does not describe), and the
+ * rest of it against the wire schema's encoding, key order included (the route does not encode it).
  */
 function checkContextReplies(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'POST' || !/^\/v1\/sessions\/[^/]+\/context$/.test(request.url)) return payload;
     if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    const checked = contextReplySchema.safeParse(JSON.parse(payload));
+    const body = JSON.parse(payload) as Record<string, unknown>;
+    const checked = contextReplySchema.safeParse(body);
     if (!checked.success) {
       throw new Error(`context reply does not match its documented schema: ${checked.error.message}`);
+    }
+    // The route stringifies the reply as built (no pass through zod): its keys must be the wire
+    // schema's, in its order, with none besides.
+    const sent = JSON.stringify({ ...body, payload: {} });
+    const encoded = JSON.stringify(z.encode(contextReplyWireSchema, { ...body, payload: {} } as never));
+    if (sent !== encoded) {
+      throw new Error(`context reply is not in its wire schema's key order:\n${sent}\n${encoded}`);
     }
     return payload;
   });

@@ -9,7 +9,6 @@ import {
   contextBody,
   contextLogEntrySchema,
   contextReplySchema,
-  contextReplyWireSchema,
   sessionIdParams,
 } from './context.schemas.js';
 import { anthropicPayloadSchema, openaiChatPayloadSchema } from './payload.schemas.js';
@@ -23,19 +22,13 @@ const PAYLOAD_HEAD = '{"payload":{}';
  * The reply as it goes on the wire: what the route's serializer would write. The context call
  * stores these bytes with its Idempotency-Key, so a replay is byte-identical (jsonb would reorder
  * the keys of the open payload object). The payload goes in as `payloadText`, the bytes whose
- * SHA-256 the reply states (JSON.stringify of the payload), not stringified a second time.
+ * SHA-256 the reply states (JSON.stringify of the payload), not stringified a second time. The
+ * rest is stringified as assembly built it: its objects hold the wire schema's keys in the schema's
+ * order (every reply a test gets is checked against `contextReplyWireSchema`'s encoding, test/helpers),
+ * so a pass through zod, ~0.2 ms a call, would give the same bytes.
  */
 function encodeContextReply(reply: ContextReply, payloadText: string): string {
-  // The context and attachments are typed in the service; the wire schema keeps them open so
-  // nothing is reordered or stripped.
-  const encoded = z.safeEncode(contextReplyWireSchema, {
-    ...reply,
-    payload: {},
-    context: reply.context as unknown as Record<string, unknown>,
-    attachments: reply.attachments as unknown as Record<string, unknown>[],
-  });
-  if (!encoded.success) throw new Error(`context reply does not match its schema: ${encoded.error.message}`);
-  const text = JSON.stringify(encoded.data);
+  const text = JSON.stringify({ ...reply, payload: {} });
   if (!text.startsWith(PAYLOAD_HEAD)) throw new Error('the wire reply does not start with its payload');
   return `{"payload":${payloadText}${text.slice(PAYLOAD_HEAD.length)}`;
 }
