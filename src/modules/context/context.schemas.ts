@@ -336,9 +336,10 @@ export const contextReplySchema = z
   .meta({ id: 'ContextReply', examples: [contextReplyExample] });
 
 /**
- * The same reply as the route encodes it: payload, context and attachments pass through as
- * assembly built them (a parse would rebuild them in schema key order and change the bytes the
- * payload hash and the Idempotency-Key replay are taken over). Tests check real replies against
+ * The reply as the route sends it: payload, context and attachments open, as assembly built them (a
+ * parse would rebuild them in schema key order and change the bytes the payload hash and the
+ * Idempotency-Key replay are taken over). The route stringifies the reply without encoding it;
+ * the test app checks every reply's bytes against this schema's encoding, and its content against
  * `contextReplySchema`.
  */
 export const contextReplyWireSchema = z.object({
