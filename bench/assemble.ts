@@ -14,6 +14,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import {
   BENCH_PLATFORM,
   BENCH_TENANT,
+  benchMessageId,
   channelSize,
   seedChannel,
   vacuumAnalyze,
@@ -72,8 +73,8 @@ async function main(): Promise<void> {
     await vacuumAnalyze(database, have < size ? ['channel_messages', 'memories'] : ['memories']);
     // The anchor: a thread reply near the end (every 10th message is a root with three replies).
     const rootIndex = Math.floor((size - 20) / 10) * 10;
-    const root = `m${String(rootIndex).padStart(8, '0')}`;
-    const anchor = `m${String(rootIndex + 2).padStart(8, '0')}`;
+    const root = benchMessageId(rootIndex);
+    const anchor = benchMessageId(rootIndex + 2);
     const lane = `thread:${channelId}:${root}`;
     const session = (
       await inject('POST', '/v1/sessions', {
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
     // snapshot and thread blocks are new text to count.
     const anchorAt = (i: number) => {
       const r = (Math.floor((size - 20) / 10) - 1 - ((i * 7919) % Math.floor(size / 10 - 2))) * 10;
-      return `m${String(Math.max(0, r) + 1 + (i % 3)).padStart(8, '0')}`;
+      return benchMessageId(Math.max(0, r) + 1 + (i % 3));
     };
     const callNewAnchor = (i: number) =>
       inject('POST', `/v1/sessions/${session}/context`, bodyFor(i, anchorAt(i)));

@@ -12,12 +12,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildApp } from '../src/app.js';
-import { parseConfig } from '../src/config.js';
-import { localDeps } from '../src/deps.js';
 import { backendCpu } from './lib/backend-cpu.js';
-import { openBenchApp, BENCH_RATE_LIMIT } from './lib/bench-app.js';
-import { BENCH_PLATFORM, channelSize, openBenchDatabase } from './lib/channel-fixture.js';
+import { openBenchApp, openWorkerApp, seedBenchSession } from './lib/bench-app.js';
+import { benchMessageId, channelSize, topLevelIndexes } from './lib/channel-fixture.js';
 import { arg, int, machineLine, ms, printTable, summarize } from './lib/measure.js';
 import { contextBody } from './lib/questions.js';
 
@@ -83,7 +80,7 @@ async function main(): Promise<void> {
   const blockCalls = Number(arg('block') ?? 150);
 
   const bench = await openBenchApp(DATABASE);
-  const { database, key, inject } = bench;
+  const { database, key } = bench;
   const channelId = `assemble${size}`;
   if ((await channelSize(database, channelId)) < size) {
     console.log(`bench:call-ab: seed ${int(size)} messages with bench:call-cost --sizes ${size} first`);
@@ -91,30 +88,13 @@ async function main(): Promise<void> {
     return;
   }
   const backends = await backendCpu(database);
-  const lane = `root:${channelId}`;
-  const session = (
-    await inject('POST', '/v1/sessions', {
-      session_key: `bench-call-ab-${size}-${turns}-${Date.now().toString(36)}`,
-      agent_id: 'bench',
-      platform: BENCH_PLATFORM,
-      chat_type: 'channel',
-      channel_id: channelId,
-    })
-  ).json().session.id as string;
-  for (let from = 0; from < turns; from += 100) {
-    await inject('POST', `/v1/sessions/${session}/turns`, {
-      turns: Array.from({ length: Math.min(100, turns - from) }, (_, k) => {
-        const i = from + k;
-        return {
-          role: i % 2 === 0 ? 'user' : 'assistant',
-          content: `${i % 2 === 0 ? 'question' : 'answer'} ${i} about the rollout and the database migration plan for release ${i % 37}`,
-          lane_key: lane,
-        };
-      }),
-    });
-  }
+  const session = await seedBenchSession(bench, {
+    sessionKey: `bench-call-ab-${size}-${turns}-${Date.now().toString(36)}`,
+    channelId,
+    turns,
+  });
   // Both sides draw new anchors from the same top-level messages (bench:call-cost's), interleaved.
-  const topLevel = Array.from({ length: size - 20 }, (_, i) => i).filter((i) => i % 10 < 1 || i % 10 > 3);
+  const topLevel = topLevelIndexes(size);
   const perSide = warmup + blocks * (blockCalls + CALL_LEAD_IN);
   if (perSide * 2 > topLevel.length) throw new Error('too few anchors for these blocks');
   const anchorsOf = (side: number) =>
@@ -170,18 +150,10 @@ async function main(): Promise<void> {
 
 /** One side: its build's app on its own pool, warmed up, then blocks of calls on request. */
 async function abWorker(job: Job): Promise<void> {
-  const database = await openBenchDatabase(DATABASE);
-  const config = parseConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: 'memory://',
-    RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT),
-  });
-  const app = await buildApp(localDeps(config, database), { logger: false });
-  await app.ready();
+  const app = await openWorkerApp(DATABASE);
   let next = 0;
   const call = async () => {
-    const anchor = `m${String(job.anchors[next++]!).padStart(8, '0')}`;
+    const anchor = benchMessageId(job.anchors[next++]!);
     const response = await app.inject({
       method: 'POST',
       url: `/v1/sessions/${job.session}/context`,

@@ -22,16 +22,15 @@ import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { buildApp } from '../src/app.js';
-import { parseConfig } from '../src/config.js';
 import { queryRows } from '../src/db/client.js';
-import { localDeps } from '../src/deps.js';
 import {
   BENCH_PLATFORM,
   BENCH_TENANT,
+  benchMessageId,
   channelSize,
   openBenchDatabase,
   seedChannel,
+  topLevelIndexes,
   vacuumAnalyze,
 } from './lib/channel-fixture.js';
 import {
@@ -45,7 +44,7 @@ import {
   throughput,
   type Latency,
 } from './lib/measure.js';
-import { BENCH_RATE_LIMIT, openBenchApp } from './lib/bench-app.js';
+import { openBenchApp, openWorkerApp, seedBenchSession } from './lib/bench-app.js';
 import { contextBody } from './lib/questions.js';
 import { backendCpu } from './lib/backend-cpu.js';
 import { workerThroughput, type WorkerJob } from './lib/call-workers.js';
@@ -241,17 +240,16 @@ async function main(): Promise<void> {
     }
     await vacuumAnalyze(database, have < size ? ['channel_messages', 'memories'] : ['memories']);
     const label = `${int(size)} msgs`;
-    const lane = `root:${channelId}`;
     // Top-level messages (every 10th is a thread root with three replies, the rest stand alone), in
     // an order that visits each once: the session's lane is theirs, so its history is in every payload.
-    const topLevel = Array.from({ length: size - 20 }, (_, i) => i).filter((i) => i % 10 < 1 || i % 10 > 3);
+    const topLevel = topLevelIndexes(size);
     let nextAnchor = 0;
     const newAnchor = () => {
       const index = topLevel[(nextAnchor++ * 7919) % topLevel.length]!;
       if (nextAnchor > topLevel.length) throw new Error(`more calls than ${topLevel.length} anchors`);
-      return `m${String(index).padStart(8, '0')}`;
+      return benchMessageId(index);
     };
-    const probe = `m${String(topLevel.at(-1)!).padStart(8, '0')}`;
+    const probe = benchMessageId(topLevel.at(-1)!);
     const reads = (n: number) => () =>
       floor.inject({
         method: 'GET',
@@ -295,27 +293,11 @@ async function main(): Promise<void> {
     let call50: ((i: number) => Promise<unknown>) | null = null;
     let session50: string | null = null;
     for (const turns of turnCounts) {
-      const session = (
-        await inject('POST', '/v1/sessions', {
-          session_key: `bench-call-cost-${size}-${turns}-${runId}`,
-          agent_id: 'bench',
-          platform: BENCH_PLATFORM,
-          chat_type: 'channel',
-          channel_id: channelId,
-        })
-      ).json().session.id as string;
-      for (let from = 0; from < turns; from += 100) {
-        await inject('POST', `/v1/sessions/${session}/turns`, {
-          turns: Array.from({ length: Math.min(100, turns - from) }, (_, k) => {
-            const i = from + k;
-            return {
-              role: i % 2 === 0 ? 'user' : 'assistant',
-              content: `${i % 2 === 0 ? 'question' : 'answer'} ${i} about the rollout and the database migration plan for release ${i % 37}`,
-              lane_key: lane,
-            };
-          }),
-        });
-      }
+      const session = await seedBenchSession(bench, {
+        sessionKey: `bench-call-cost-${size}-${turns}-${runId}`,
+        channelId,
+        turns,
+      });
       const call = (i: number) =>
         inject('POST', `/v1/sessions/${session}/context`, contextBody(i, channelId, newAnchor()));
       console.log(`  ${label}: ${turns}-turn session…`);
@@ -400,23 +382,14 @@ async function main(): Promise<void> {
 
 /** A worker process of workerThroughput: its own app, warm-up, then its calls on the parent's go. */
 async function worker(job: WorkerJob): Promise<void> {
-  const database = await openBenchDatabase(job.database);
-  const config = parseConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: 'memory://',
-    RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT),
-  });
-  const deps = localDeps(config, database);
-  const app = await buildApp(deps, { logger: false });
-  await app.ready();
+  const app = await openWorkerApp(job.database);
   let failed = 0;
   const call = async (i: number) => {
     const response = await app.inject({
       method: 'POST',
       url: `/v1/sessions/${job.session}/context`,
       headers: { authorization: `Bearer ${job.key}` },
-      payload: contextBody(i, job.channelId, `m${String(job.anchors[i]!).padStart(8, '0')}`),
+      payload: contextBody(i, job.channelId, benchMessageId(job.anchors[i]!)),
     });
     if (response.statusCode !== 200) failed += 1;
   };

@@ -17,6 +17,7 @@ import { arg, floorApp, latency, latencyRow, machineLine, printTable, rng } from
 import {
   BENCH_PLATFORM,
   BENCH_TENANT,
+  benchMessageId,
   channelSize,
   openBenchDatabase,
   seedChannel,
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
     });
     const anchors = Array.from({ length: runs + 20 }, () => {
       const root = Math.floor(random() * (size / 10)) * 10;
-      return `m${String(root + 1 + Math.floor(random() * 3)).padStart(8, '0')}`;
+      return benchMessageId(root + 1 + Math.floor(random() * 3));
     });
 
     const constant = await latency(runs, () => floor.inject({ url: '/constant' }));

@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { localDeps } from '../../src/deps.js';
 import { generateApiKey } from '../../src/modules/tenants/tenants.repository.js';
-import { BENCH_TENANT, openBenchDatabase } from './channel-fixture.js';
+import { BENCH_PLATFORM, BENCH_TENANT, openBenchDatabase } from './channel-fixture.js';
 import { floorApp } from './measure.js';
 
 export interface BenchApp {
@@ -26,6 +26,56 @@ export interface BenchApp {
 /** Requests a minute a benchmark's tenant may send. */
 export const BENCH_RATE_LIMIT = 10_000_000;
 
+/** A benchmark's config: no logs, and no rate limit in the way (its tenant sends more than a real one may). */
+export const benchConfig = () =>
+  parseConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT),
+  });
+
+/** The app alone on a benchmark database, on a pool of its own: a worker process's. */
+export async function openWorkerApp(databaseName: string): Promise<FastifyInstance> {
+  const database = await openBenchDatabase(databaseName);
+  const app = await buildApp(localDeps(benchConfig(), database), { logger: false });
+  await app.ready();
+  return app;
+}
+
+/**
+ * A session of the channel `channelId` whose lane (the channel's root lane, where its top-level
+ * messages are) holds `turns` alternating user and assistant turns.
+ */
+export async function seedBenchSession(
+  bench: Pick<BenchApp, 'inject'>,
+  params: { sessionKey: string; channelId: string; turns: number },
+): Promise<string> {
+  const { channelId, turns } = params;
+  const session = (
+    await bench.inject('POST', '/v1/sessions', {
+      session_key: params.sessionKey,
+      agent_id: 'bench',
+      platform: BENCH_PLATFORM,
+      chat_type: 'channel',
+      channel_id: channelId,
+    })
+  ).json().session.id as string;
+  for (let from = 0; from < turns; from += 100) {
+    await bench.inject('POST', `/v1/sessions/${session}/turns`, {
+      turns: Array.from({ length: Math.min(100, turns - from) }, (_, k) => {
+        const i = from + k;
+        return {
+          role: i % 2 === 0 ? 'user' : 'assistant',
+          content: `${i % 2 === 0 ? 'question' : 'answer'} ${i} about the rollout and the database migration plan for release ${i % 37}`,
+          lane_key: `root:${channelId}`,
+        };
+      }),
+    });
+  }
+  return session;
+}
+
 export async function openBenchApp(databaseName: string): Promise<BenchApp> {
   let statements = 0;
   const database = await openBenchDatabase(databaseName, {
@@ -34,14 +84,7 @@ export async function openBenchApp(databaseName: string): Promise<BenchApp> {
       statements += 1;
     },
   });
-  // A benchmark's tenant sends more than a real one may: no rate limit in its way.
-  const config = parseConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: 'memory://',
-    RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT),
-  });
-  const deps = localDeps(config, database);
+  const deps = localDeps(benchConfig(), database);
   const app = await buildApp(deps, { logger: false });
   await app.ready();
   const floor = await floorApp(database.db);

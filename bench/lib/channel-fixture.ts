@@ -117,6 +117,16 @@ export async function vacuumAnalyze(database: Database, tables: string[]): Promi
 }
 
 /** Inserts messages [from, to) of a synthetic channel. Idempotent per id. */
+/**
+ * Indexes of the top-level messages of a seeded channel of `size` (seedChannel: every 10th message
+ * roots a thread of the next three), the last 20 left out; a context call's anchors are these.
+ */
+export const topLevelIndexes = (size: number): number[] =>
+  Array.from({ length: size - 20 }, (_, i) => i).filter((i) => i % 10 < 1 || i % 10 > 3);
+
+/** The message id of seeded message `index`. */
+export const benchMessageId = (index: number) => `m${String(index).padStart(8, '0')}`;
+
 export async function seedChannel(
   database: Database,
   channelId: string,
