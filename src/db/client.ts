@@ -244,6 +244,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const sql = postgres(options.databaseUrl, {
       max: options.maxConnections ?? 10,
+      // The connection-wide default covers what postgres.js sends itself (BEGIN, COMMIT,
+      // ROLLBACK, savepoints); the wrapper below decides per statement only for queries.
+      prepare: options.prepare !== false,
       ...(options.connectTimeoutMs ? { connect_timeout: options.connectTimeoutMs / 1000 } : {}),
       onnotice: () => {},
       connection: { application_name: 'contextd' },

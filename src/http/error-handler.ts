@@ -45,6 +45,16 @@ function zodDetails(error: ZodError) {
   }));
 }
 
+/** What the client is told when the database could not serve its request; each may be retried. */
+const STORAGE_FAILURES = {
+  timeout: { code: 'storage.timeout', message: 'the database did not answer in time; retry' },
+  connection_lost: { code: 'storage.unavailable', message: 'the database is unavailable; retry' },
+  not_committed: {
+    code: 'storage.not_committed',
+    message: 'the database rolled the write back instead of committing it; nothing was stored; retry',
+  },
+} as const;
+
 export function renderError(error: unknown): {
   status: number;
   body: ErrorBody;
@@ -109,15 +119,7 @@ export function renderError(error: unknown): {
   if (failure) {
     return {
       status: 503,
-      body: {
-        error: {
-          code: failure === 'timeout' ? 'storage.timeout' : 'storage.unavailable',
-          message:
-            failure === 'timeout'
-              ? 'the database did not answer in time; retry'
-              : 'the database is unavailable; retry',
-        },
-      },
+      body: { error: STORAGE_FAILURES[failure] },
       headers: { 'retry-after': '1' },
     };
   }

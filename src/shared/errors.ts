@@ -73,12 +73,20 @@ const CONNECTION_LOSS = new Set([
   '57P03', // cannot_connect_now: the server is starting or shutting down
 ]);
 
+/**
+ * The code of a transaction whose COMMIT answered something else (ROLLBACK: the transaction had
+ * been aborted underneath, e.g. by a statement a pooler sent to another backend). Raised by the
+ * patched postgres.js (patches/), so no acknowledged write rests on a COMMIT that did not commit.
+ */
+export const NOT_COMMITTED = 'COMMIT_NOT_COMMITTED';
+
 /** Why the database could not serve a statement, if that is what `error` (or its cause) says. */
-export function databaseFailure(error: unknown): 'timeout' | 'connection_lost' | undefined {
+export function databaseFailure(error: unknown): 'timeout' | 'connection_lost' | 'not_committed' | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth += 1) {
     if (current instanceof DatabaseTimeoutError) return 'timeout';
     const code = (current as { code?: unknown }).code;
+    if (code === NOT_COMMITTED) return 'not_committed';
     if (typeof code === 'string' && (CONNECTION_LOSS.has(code) || code.startsWith('08'))) {
       return 'connection_lost';
     }

@@ -10,6 +10,7 @@ import {
   type Database,
   type Executor,
 } from '../../src/db/client.js';
+import { databaseFailure, NOT_COMMITTED } from '../../src/shared/errors.js';
 import { createTestDatabase, usesRealPostgres, type TestDatabase } from '../helpers/app.js';
 
 describe('shouldPrepare', () => {
@@ -87,11 +88,46 @@ describe.skipIf(!usesRealPostgres)('prepared statements on PostgreSQL', () => {
     });
   });
 
-  it('prepares nothing when turned off', async () => {
+  it('prepares nothing when turned off, not even what postgres.js sends itself', async () => {
+    // Two transactions on the one connection: the second sees whatever the first left prepared
+    // (postgres.js's own BEGIN and COMMIT were named statements whatever the setting said).
     await unpreparedDb.db.transaction(async (tx) => {
       await queryRows(tx, sql`select ${1}::int as x /* tag-off */`);
-      expect(await preparedWith(tx, 'tag-off')).toBe(0);
     });
+    await unpreparedDb.db.transaction(async (tx) => {
+      await tx.transaction(async (inner) => {
+        await queryRows(inner, sql`select ${2}::int as x /* tag-off */`);
+      });
+      const [all] = await queryRows<{ n: number }>(
+        tx,
+        sql.raw('select count(*)::int as n from pg_prepared_statements'),
+      );
+      expect(all!.n).toBe(0);
+    });
+  });
+
+  it('fails a transaction whose COMMIT answers ROLLBACK, and nothing is stored', async () => {
+    // What a transaction pooler does to a named COMMIT: the backend that runs it lacks the
+    // statement, the failed Bind aborts the transaction, postgres.js prepares it again and
+    // retries, and the retried COMMIT of the aborted transaction answers ROLLBACK. DEALLOCATE ALL
+    // inside the transaction makes this connection's backend lack it the same way.
+    const one = await openDatabase({ databaseUrl: test.url, dataDir: '', maxConnections: 1 });
+    try {
+      await one.db.execute(sql.raw('create table if not exists commit_probe (n int)'));
+      await one.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into commit_probe values (${1})`);
+      });
+      const lost = one.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into commit_probe values (${2})`);
+        await tx.execute(sql.raw('deallocate all'));
+      });
+      await expect(lost).rejects.toMatchObject({ code: NOT_COMMITTED });
+      expect(databaseFailure(await lost.catch((error: unknown) => error))).toBe('not_committed');
+      const rows = await queryRows<{ n: number }>(one.db, sql.raw('select n from commit_probe order by n'));
+      expect(rows).toEqual([{ n: 1 }]);
+    } finally {
+      await one.close();
+    }
   });
   it('runs genericPlanDb on connections that always take the generic plan, and only when asked', async () => {
     const mode = async (db: Executor) =>

@@ -28,6 +28,15 @@ describe('renderError', () => {
     expect(rendered.headers?.['retry-after']).toBe('1');
   });
 
+  it('answers a COMMIT that did not commit with 503 storage.not_committed, wrapped or not', () => {
+    for (const error of [driverError('COMMIT_NOT_COMMITTED'), wrapped(driverError('COMMIT_NOT_COMMITTED'))]) {
+      const rendered = renderError(error);
+      expect(rendered.status).toBe(503);
+      expect(rendered.body.error.code).toBe('storage.not_committed');
+      expect(rendered.headers?.['retry-after']).toBe('1');
+    }
+  });
+
   it('keeps unknown failures a 500 that hides its cause', () => {
     const rendered = renderError(new TypeError('x is undefined'));
     expect(rendered).toMatchObject({
