@@ -167,7 +167,7 @@ export function createChannelsRepository(db: Executor) {
             row_number() over (order by d.ts ${sql.raw(op === '<' ? 'desc' : 'asc')}, d.message_id ${sql.raw(op === '<' ? 'desc' : 'asc')})::int as distance
           from channel_messages d
           where d.tenant_id = a.tenant_id and d.platform = a.platform and d.channel_id = a.channel_id
-            and not d.is_placeholder and d.deleted_at is null and d.lane_key is not distinct from a.lane_key
+            and not d.is_placeholder and d.deleted_at is null and d.lane_key = a.lane_key
             and (d.ts, d.message_id) ${sql.raw(op)} (a.ts, a.message_id)
             and d.ts ${sql.raw(op === '<' ? '>=' : '<=')} a.ts ${sql.raw(op === '<' ? '-' : '+')} ${scope.withinMs} * interval '1 millisecond'
           order by d.ts ${sql.raw(op === '<' ? 'desc' : 'asc')}, d.message_id ${sql.raw(op === '<' ? 'desc' : 'asc')} limit ${scope.span})`;
