@@ -1,0 +1,90 @@
+// An Anthropic Messages payload as the cost model sees it (cost-model.ts): its blocks in the
+// provider's order (tools, system, each message's content blocks), each with the hash of the prompt
+// up to and including it, its estimated tokens and its breakpoint. The product and bench:cost use
+// this one reading, so both bill the same prompt the same way.
+import { createHash } from 'node:crypto';
+import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../../shared/tokens.js';
+import type { CacheTtl, PromptBlock } from './cost-model.js';
+
+/** The parts of a Messages request that make up its prompt. */
+export interface PromptPayload {
+  model?: string;
+  tools?: readonly unknown[] | null;
+  system?: string | readonly unknown[] | null;
+  messages: readonly { role: string; content: string | readonly unknown[] }[];
+}
+
+/** Hex characters of a prefix hash kept: 64 bits, ample for the few prefixes a session holds. */
+const PREFIX_HASH_CHARS = 16;
+
+/**
+ * JSON of a block with its keys sorted and without `cache_control`: where a breakpoint sits does not
+ * change the prompt the provider caches, and the same content must hash the same whoever wrote it.
+ */
+function canonical(value: unknown, top = true): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, false)).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value)
+      .filter((k) => !(top && k === 'cache_control'))
+      .sort();
+    const record = value as Record<string, unknown>;
+    return `{${keys
+      .filter((k) => record[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical(record[k], false)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function breakpointOf(block: unknown): CacheTtl | undefined {
+  if (!block || typeof block !== 'object') return undefined;
+  const control = (block as { cache_control?: { type?: string; ttl?: string } | null }).cache_control;
+  if (!control) return undefined;
+  return control.ttl === '1h' ? '1h' : '5m';
+}
+
+function withoutCacheControl(block: unknown): unknown {
+  if (!block || typeof block !== 'object' || !('cache_control' in block)) return block;
+  const { cache_control: _marker, ...rest } = block as Record<string, unknown>;
+  return rest;
+}
+
+export function promptBlocks(payload: PromptPayload, estimator: TokenEstimator): PromptBlock[] {
+  const blocks: PromptBlock[] = [];
+  let previous = '';
+  const push = (section: string, content: unknown, tokens: number) => {
+    previous = createHash('sha256')
+      .update(previous)
+      .update('\u0000')
+      .update(section)
+      .update('\u0000')
+      .update(canonical(content))
+      .digest('hex')
+      .slice(0, PREFIX_HASH_CHARS);
+    const breakpoint = breakpointOf(content);
+    blocks.push({ prefix: previous, tokens, ...(breakpoint ? { breakpoint } : {}) });
+  };
+  for (const tool of payload.tools ?? []) {
+    push('tool', tool, estimator.text(JSON.stringify(withoutCacheControl(tool))));
+  }
+  const system = payload.system;
+  if (typeof system === 'string') {
+    if (system.length > 0) push('system', { type: 'text', text: system }, estimator.text(system));
+  } else {
+    for (const block of system ?? []) push('system', block, estimator.content([withoutCacheControl(block)]));
+  }
+  for (const message of payload.messages) {
+    const content =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    content.forEach((block, index) => {
+      // The first block of a message starts it: the role and the message's overhead go there.
+      const section = index === 0 ? `message:${message.role}` : 'block';
+      push(
+        section,
+        block,
+        estimator.content([withoutCacheControl(block)]) + (index === 0 ? MESSAGE_OVERHEAD_TOKENS : 0),
+      );
+    });
+  }
+  return blocks;
+}
