@@ -13,6 +13,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { memoryScopes, memoryTypes } from '../modules/memory/core/memories.js';
+import type { CacheState } from '../modules/context/core/cost-model.js';
 import { bytea, createdAt, jsonb, ts, tsvector } from './schema-columns.js';
 
 /** Full-text configuration used for every stored tsvector and every query. */
@@ -143,6 +144,18 @@ export const ingestEvents = pgTable(
   ],
 );
 
+/** Sums of the cost reports of a session's context calls (dry runs excluded), in tokens. */
+export interface CostTotals {
+  calls: number;
+  cache_read: number;
+  cache_write: number;
+  uncached: number;
+  /** Base-input tokens: reads at 0.1, writes at 1.25 (5 min) or 2 (1 h), the rest at 1. */
+  billed_input: number;
+}
+
+export const NO_COST: CostTotals = { calls: 0, cache_read: 0, cache_write: 0, uncached: 0, billed_input: 0 };
+
 export interface UsageCalibration {
   /** Per model: sums of reported input tokens and of our estimates for the same calls. */
   models: Record<
@@ -194,6 +207,13 @@ export const sessions = pgTable(
     entriesRemoved: bigint('entries_removed', { mode: 'number' }).notNull().default(0),
     resetFrom: uuid('reset_from'),
     calibration: jsonb('calibration').$type<UsageCalibration>().notNull().default({ models: {} }),
+    /**
+     * The provider's prompt cache as the cost model expects it after the latest context call
+     * (src/modules/context/core/cost-model.ts); null before the first call.
+     */
+    promptCache: jsonb('prompt_cache').$type<CacheState>(),
+    /** The expected input cost of the session's context calls, summed (docs/cost-model.md). */
+    costTotals: jsonb('cost_totals').$type<CostTotals>().notNull().default(NO_COST),
     turnState: jsonb('turn_state')
       .$type<TurnState>()
       .notNull()

@@ -1,0 +1,2 @@
+ALTER TABLE "sessions" ADD COLUMN "prompt_cache" jsonb;--> statement-breakpoint
+ALTER TABLE "sessions" ADD COLUMN "cost_totals" jsonb DEFAULT '{"calls":0,"cache_read":0,"cache_write":0,"uncached":0,"billed_input":0}'::jsonb NOT NULL;
