@@ -1,13 +1,13 @@
 // The lock contract shared by the Redis, Postgres-advisory and in-process implementations.
-// A lock only saves duplicate work; correctness comes from the fence and the compare-and-set
-// that commits under it (docs/design.md §6.9).
+// A lock is a lease that only saves duplicate work (two summaries paid for at once, two fetches
+// of one channel). It mints no fencing token: the fencing token is the lane's `version`, and the
+// fence is the compare-and-set on it in the committing transaction (docs/compaction.md), so a
+// holder whose lease ran out cannot overwrite newer state whatever the lock backend did.
 
 export interface LockHandle {
   readonly resource: string;
   /** Random token identifying this holder. */
   readonly token: string;
-  /** Strictly increasing per resource across acquisitions of one backend. */
-  readonly fence: number;
   /** Aborted when the lock is lost (renewal failed or expired); never rejects anything. */
   readonly signal: AbortSignal;
   /** Releases if still held (compare-and-delete); safe to call twice. */
@@ -71,7 +71,6 @@ export async function retryUntil<T>(waitMs: number, attempt: () => Promise<T | n
 export function holdLease(params: {
   resource: string;
   token: string;
-  fence: number;
   everyMs: number;
   /** Resolves to null while the lease holds, or to the reason it is lost; never rejects. */
   keep: () => Promise<string | null>;
@@ -101,5 +100,5 @@ export function holdLease(params: {
     await params.free(controller.signal.aborted);
   };
   active.add(release);
-  return { resource, token: params.token, fence: params.fence, signal: controller.signal, release };
+  return { resource, token: params.token, signal: controller.signal, release };
 }

@@ -19,9 +19,6 @@ interface Held {
 
 export function createMemoryLockManager(now: () => number = Date.now): LockManager {
   const held = new Map<string, Held>();
-  // One counter for every resource: fences still strictly increase per resource, and nothing is
-  // kept per resource once its lock is released (a map of fences grew with every session locked).
-  let lastFence = 0;
 
   function expire(resource: string, entry: Held, options?: AcquireOptions) {
     if (held.get(resource) !== entry) return;
@@ -36,7 +33,6 @@ export function createMemoryLockManager(now: () => number = Date.now): LockManag
     if (current && current.expiresAt > now()) return null;
     if (current) expire(resource, current);
     const ttl = options?.ttlMs ?? DEFAULT_LOCK_TTL_MS;
-    const fence = ++lastFence;
     const controller = new AbortController();
     const token = randomUUID();
     // In one process the holder is alive as long as the process is: the lease renews itself.
@@ -56,7 +52,6 @@ export function createMemoryLockManager(now: () => number = Date.now): LockManag
     return {
       resource,
       token,
-      fence,
       signal: controller.signal,
       release: async () => {
         clearInterval(entry.timer);

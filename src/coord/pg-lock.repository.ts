@@ -11,15 +11,6 @@ export const pgLockSql = {
     return Boolean(row?.ok);
   },
 
-  /** The next fence of the resource (lock_fences), taken while the lock is held. */
-  async nextFence(conn: LockConnection, resource: string): Promise<number> {
-    const [row] = await conn<{ fence: string }[]>`
-      insert into lock_fences (resource, fence) values (${resource}, 1)
-      on conflict (resource) do update set fence = lock_fences.fence + 1
-      returning fence`;
-    return Number(row?.fence);
-  },
-
   async ping(conn: LockConnection): Promise<void> {
     await conn`select 1`;
   },

@@ -1,6 +1,6 @@
 // Postgres advisory locks: the fallback when Redis is configured but unreachable. Each held lock
-// pins one pooled connection (advisory locks belong to a session); the fence comes from the
-// lock_fences table, incremented while the lock is held. Losing the connection loses the lock.
+// pins one pooled connection (advisory locks belong to a session). Losing the connection loses
+// the lock.
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { DatabaseTimeoutError } from '../shared/errors.js';
@@ -55,11 +55,9 @@ export function createPgLockManager(sql: postgres.Sql, options: PgLockOptions = 
         conn.release();
         return null;
       }
-      const fence = await pgLockSql.nextFence(conn, resource);
       return holdLease({
         resource,
         token: randomUUID(),
-        fence,
         everyMs: HEALTH_CHECK_MS,
         keep: () =>
           pgLockSql.ping(conn).then(

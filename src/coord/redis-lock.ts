@@ -1,7 +1,6 @@
-// Redis locks: SET NX PX with a random token and an atomically incremented fence (one Lua
-// script, so no holder can hold a lock without its fence), renewal every ttl/3 by
-// compare-and-pexpire, release by compare-and-delete. redis-semaphore does the same lease
-// dance but cannot mint a fence inside the acquiring command, which is why this is ours.
+// Redis locks: one key per resource, SET NX PX with a random token, renewal every ttl/3 by
+// compare-and-pexpire, release by compare-and-delete (each a one-key script, so it runs on a
+// Redis Cluster as on one server). The lease mints no fencing token: see lock.ts.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
@@ -13,11 +12,6 @@ import {
   type LockManager,
 } from './lock.js';
 
-const ACQUIRE = `
-if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return redis.call('incr', KEYS[2])
-end
-return 0`;
 const RENEW = `
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
@@ -42,13 +36,11 @@ export function createRedisLockManager(redis: Redis, options: RedisLockOptions =
     const ttl = opts?.ttlMs ?? DEFAULT_LOCK_TTL_MS;
     const token = randomUUID();
     const lockKey = `${prefix}lock:${resource}`;
-    const fence = Number(await redis.eval(ACQUIRE, 2, lockKey, `${prefix}fence:${resource}`, token, ttl));
-    if (!fence) return null;
+    if ((await redis.set(lockKey, token, 'PX', ttl, 'NX')) !== 'OK') return null;
 
     return holdLease({
       resource,
       token,
-      fence,
       everyMs: Math.max(10, Math.floor(ttl / 3)),
       keep: () =>
         redis.eval(RENEW, 1, lockKey, token, ttl).then(

@@ -1,6 +1,6 @@
 // The audit and operations tables, re-exported by schema.ts (drizzle-kit reads them through it):
 // the context log and the payload parts it is rebuilt from, Idempotency-Key replies, summarizer
-// spend, compaction runs and the Postgres lock fences.
+// spend and compaction runs.
 import { bigint, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, jsonb, ts } from './schema-columns.js';
 
@@ -97,9 +97,3 @@ export const compactionRuns = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.sessionId] })],
 );
-
-/** Fencing counters for the Postgres advisory-lock fallback (not tenant data). */
-export const lockFences = pgTable('lock_fences', {
-  resource: text('resource').primaryKey(),
-  fence: bigint('fence', { mode: 'number' }).notNull(),
-});

@@ -7,17 +7,15 @@ const [url, prefix, resource, times] = process.argv.slice(2);
 const redis = connectRedis(url!);
 await waitForRedis(redis);
 const locks = createRedisLockManager(redis, { prefix });
-const fences: number[] = [];
 const spans: [number, number][] = [];
 for (let i = 0; i < Number(times); i += 1) {
   const handle = await locks.acquire(resource!, { ttlMs: 5_000, waitMs: 20_000 });
   if (!handle) throw new Error('could not acquire');
   const start = performance.timeOrigin + performance.now();
-  fences.push(handle.fence);
   await sleep(10);
   const end = performance.timeOrigin + performance.now();
   spans.push([start, end]);
   await handle.release();
 }
-process.send!({ fences, spans });
+process.send!({ spans });
 redis.disconnect();

@@ -160,8 +160,8 @@ export function createBackfillService(deps: {
     const credential = await credentialOf(scope);
     if (!credential) return none('unavailable');
     if (await backfills.getMark(scope)) return none('marked');
-    // One lock per channel, not per thread: a Redis lock keeps a fence counter per resource for
-    // good, and channels are few where threads are not.
+    // One lock per channel, which its threads share: two replicas never fetch from one channel at
+    // once.
     const resource = `backfill:${JSON.stringify([scope.tenantId, scope.platform, scope.channelId])}`;
     const lock = await deps.locks.acquire(resource, { waitMs: deps.lockWaitMs });
     if (!lock) {

@@ -128,8 +128,9 @@ export function createCompactionRepository(db: Executor) {
     },
 
     /**
-     * The fenced commit: rewrites the lane state only if it is still at `expectedVersion`, and bumps
-     * the version. Null when another change got there first (the caller commits nothing else).
+     * The lane version compare-and-set, which is the fence: rewrites the lane state only if it is
+     * still at `expectedVersion`, and bumps the version. Null when another change got there first
+     * (the caller commits nothing else). No lock token is checked: the lock is only a lease.
      */
     async commitLane(commit: LaneCommit, tx: Executor): Promise<LaneStateRow | null> {
       const [row] = await tx
