@@ -5,18 +5,18 @@
 // process's own CPU (process.cpuUsage) and the CPU of the database's backends (only the block's
 // process is calling then). Every call asks about a new anchor, as in bench:call-cost.
 //
-//   npm run bench:call-cost -- --sizes 1000000 --turns 50 --total 0   (seeds the database first)
+//   npm run bench:call-cost -- --size 100000   (seeds the IRC channel first)
 //   git worktree add /tmp/before <rev> && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   cp -r bench /tmp/before/ && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
-//     npm run bench:call-ab -- --other /tmp/before --size 1000000 --turns 50
+//     npm run bench:call-ab -- --other /tmp/before --size 100000 --turns 50
 import { fork, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { backendCpu } from './lib/backend-cpu.js';
 import { openBenchApp, openWorkerApp, seedBenchSession } from './lib/bench-app.js';
-import { benchMessageId, channelSize, topLevelIndexes } from './lib/channel-fixture.js';
+import { channelSize } from './lib/channel-fixture.js';
+import { IRC_DATA, ircAnchors, ircChannelId, ircContextBody, readIrcLines } from './lib/irc-channel.js';
 import { arg, int, machineLine, ms, printTable, summarize } from './lib/measure.js';
-import { contextBody } from './lib/questions.js';
 
 const DATABASE = 'contextd_bench_call_cost';
 const CALL_LEAD_IN = 30;
@@ -25,7 +25,7 @@ interface Job {
   key: string;
   session: string;
   channelId: string;
-  /** Top-level message indexes, one per call (warm-up first). */
+  /** Top-level line indexes, one per call (warm-up first). */
   anchors: number[];
   warmup: number;
 }
@@ -73,7 +73,12 @@ async function main(): Promise<void> {
     console.log('bench:call-ab: needs DATABASE_URL (PostgreSQL on this machine) and --other DIR');
     return;
   }
-  const size = Number(arg('size') ?? 1_000_000);
+  const lines = readIrcLines();
+  if (!lines) {
+    console.log(`bench:call-ab: skipped, the Ubuntu IRC excerpts are not at ${IRC_DATA}`);
+    return;
+  }
+  const size = Number(arg('size') ?? 100_000);
   const turns = Number(arg('turns') ?? 50);
   const warmup = Number(arg('warmup') ?? 1000);
   const blocks = Math.max(2, Number(arg('blocks') ?? 16));
@@ -81,9 +86,9 @@ async function main(): Promise<void> {
 
   const bench = await openBenchApp(DATABASE);
   const { database, key } = bench;
-  const channelId = `assemble${size}`;
+  const channelId = ircChannelId(size);
   if ((await channelSize(database, channelId)) < size) {
-    console.log(`bench:call-ab: seed ${int(size)} messages with bench:call-cost --sizes ${size} first`);
+    console.log(`bench:call-ab: seed ${int(size)} lines with bench:call-cost --size ${size} first`);
     await bench.close();
     return;
   }
@@ -93,12 +98,11 @@ async function main(): Promise<void> {
     channelId,
     turns,
   });
-  // Both sides draw new anchors from the same top-level messages (bench:call-cost's), interleaved.
-  const topLevel = topLevelIndexes(size);
+  // Both sides draw new anchors from the same top-level lines (bench:call-cost's), interleaved.
+  const anchors = ircAnchors(size);
   const perSide = warmup + blocks * (blockCalls + CALL_LEAD_IN);
-  if (perSide * 2 > topLevel.length) throw new Error('too few anchors for these blocks');
-  const anchorsOf = (side: number) =>
-    Array.from({ length: perSide }, (_, k) => topLevel[((2 * k + side) * 7919) % topLevel.length]!);
+  if (perSide * 2 > anchors.length) throw new Error('too few anchors for these blocks');
+  const anchorsOf = (side: number) => Array.from({ length: perSide }, (_, k) => anchors[2 * k + side]!);
 
   console.log(`bench:call-ab; ${machineLine()}`);
   console.log(
@@ -151,14 +155,15 @@ async function main(): Promise<void> {
 /** One side: its build's app on its own pool, warmed up, then blocks of calls on request. */
 async function abWorker(job: Job): Promise<void> {
   const app = await openWorkerApp(DATABASE);
+  const lines = readIrcLines()!;
   let next = 0;
   const call = async () => {
-    const anchor = benchMessageId(job.anchors[next++]!);
+    const payload = ircContextBody(lines, job.channelId, job.anchors[next++]!);
     const response = await app.inject({
       method: 'POST',
       url: `/v1/sessions/${job.session}/context`,
       headers: { authorization: `Bearer ${job.key}` },
-      payload: contextBody(next, job.channelId, anchor),
+      payload,
     });
     if (response.statusCode !== 200) throw new Error(`context call: ${response.statusCode} ${response.body}`);
   };

@@ -36,8 +36,11 @@ export const benchConfig = () =>
   });
 
 /** The app alone on a benchmark database, on a pool of its own: a worker process's. */
-export async function openWorkerApp(databaseName: string): Promise<FastifyInstance> {
-  const database = await openBenchDatabase(databaseName);
+export async function openWorkerApp(
+  databaseName: string,
+  options: { onStatement?: (query: string) => void } = {},
+): Promise<FastifyInstance> {
+  const database = await openBenchDatabase(databaseName, options);
   const app = await buildApp(localDeps(benchConfig(), database), { logger: false });
   await app.ready();
   return app;
@@ -80,7 +83,10 @@ export async function openBenchApp(databaseName: string): Promise<BenchApp> {
   let statements = 0;
   const database = await openBenchDatabase(databaseName, {
     onStatement: (q: string) => {
-      if (process.env.BENCH_LOG_STATEMENTS) console.error(`STMT ${q.replace(/\s+/g, ' ').slice(0, 140)}`);
+      if (process.env.BENCH_LOG_STATEMENTS)
+        console.error(
+          `STMT ${q.replace(/\s+/g, ' ').slice(0, Number(process.env.BENCH_LOG_STATEMENTS) > 1 ? 100000 : 140)}`,
+        );
       statements += 1;
     },
   });
