@@ -3,6 +3,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The workspace's @contextd/client resolves to its TypeScript source, not its build (client/dist).
+  ssr: { resolve: { conditions: ['@contextd/source', 'module', 'node', 'development|production'] } },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],

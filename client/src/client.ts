@@ -3,6 +3,7 @@
 // other operation is `client.api`, the generated openapi-fetch client itself.
 import createClient from 'openapi-fetch';
 import { ContextdError, FORMAT_MISMATCH } from './errors.js';
+import { createBotLoop } from './loop.js';
 import type { operations, paths } from './schema.js';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
@@ -105,7 +106,7 @@ export function createContextdClient(options: ContextdClientOptions) {
     return reply;
   }
 
-  return {
+  const operations = {
     api,
 
     /** `POST /v1/events`: 1–500 normalized channel events, each with its outcome. */
@@ -159,6 +160,7 @@ export function createContextdClient(options: ContextdClientOptions) {
         }),
       ),
   };
+  return { ...operations, ...createBotLoop(operations) };
 }
 
 export type ContextdClient = ReturnType<typeof createContextdClient>;

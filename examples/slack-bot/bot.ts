@@ -3,7 +3,7 @@
 // run contextd's tools for every tool_use (tool_use → runTool → tool_result → the next call) and
 // append each assistant turn as it came back, thinking blocks and usage included.
 import type Anthropic from '@anthropic-ai/sdk';
-import { ContextdError, type ContextdClient } from '@contextd/client';
+import { ContextdError, type ContextdClient, type ToolCall } from '@contextd/client';
 import { botUserIdOf, mentionIn, type Mention, type SlackEnvelope } from './slack.js';
 
 export interface SlackBotOptions {
@@ -22,11 +22,7 @@ export interface SlackBotOptions {
   maxModelCalls?: number;
 }
 
-export interface ToolCall {
-  name: string;
-  input: unknown;
-  isError: boolean;
-}
+export type { ToolCall } from '@contextd/client';
 
 export interface BotReply {
   mention: Mention;
@@ -64,21 +60,6 @@ export function createSlackBot(options: SlackBotOptions) {
     if (error !== undefined || !response.ok) throw ContextdError.fromReply(response, error);
   }
 
-  async function runTool(sessionId: string, block: Anthropic.ToolUseBlock, calls: ToolCall[]) {
-    try {
-      const result = await contextd.runTool(sessionId, block.name, block.input);
-      calls.push({ name: block.name, input: block.input, isError: result.is_error });
-      const { content, is_error } = result;
-      return { type: 'tool_result' as const, tool_use_id: block.id, content, is_error };
-    } catch (error) {
-      // A tool contextd refuses (bad input, unknown name) is an error result the model can read.
-      if (!(error instanceof ContextdError) || error.status >= 500) throw error;
-      calls.push({ name: block.name, input: block.input, isError: true });
-      const content = `${error.code}: ${error.message}`;
-      return { type: 'tool_result' as const, tool_use_id: block.id, content, is_error: true };
-    }
-  }
-
   async function answer(mention: Mention): Promise<BotReply> {
     const { session } = await contextd.session({
       agent_id: agentId,
@@ -109,8 +90,8 @@ export function createSlackBot(options: SlackBotOptions) {
         return { mention, sessionId: session.id, text: textOf(message.content), toolCalls, modelCalls: call };
       }
       if (call >= maxModelCalls) throw new Error(`tool_use after tool_choice none (call ${call})`);
-      const results = [];
-      for (const use of uses) results.push(await runTool(session.id, use, toolCalls));
+      // contextd's tool for each tool_use; a tool it refuses is an error result the model reads.
+      const results = await contextd.toolResults(session.id, message.content, toolCalls);
       // The tool results are the next user turn; contextd sends the open loop back as the API needs.
       reply = await contextd.context(session.id, { ...common, message: { content: results } });
     }

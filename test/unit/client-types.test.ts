@@ -81,6 +81,7 @@ function compile(files: string[]): Diagnostic[] {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    customConditions: ['@contextd/source'],
     skipLibCheck: true,
     types: [],
   });
