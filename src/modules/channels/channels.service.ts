@@ -155,6 +155,8 @@ export function createChannelsService(deps: {
     rootId: string,
     options: { budget?: number; maxReplies?: number },
     notes: ReadNotes,
+    /** The root's row when the caller holds it (the anchor is the root): not read again. */
+    knownRoot?: StoredMessage,
   ): Promise<{ thread: ThreadContext; textCost: TextCost } | null> {
     // max_replies alone (channel_messages) caps by count; otherwise the token budget applies.
     const budget =
@@ -164,12 +166,12 @@ export function createChannelsService(deps: {
       ? Math.floor(Math.max(0, budget) / REPLY_OVERHEAD_TOKENS) + 1
       : Infinity;
     const newest = Math.min(options.maxReplies ?? Infinity, fit) + 1;
-    const read = () =>
+    const read = (held?: StoredMessage) =>
       Promise.all([
-        channels.getRow({ ...scope, messageId: rootId }),
+        held ?? channels.getRow({ ...scope, messageId: rootId }),
         channels.threadReplies({ ...scope, rootId, replyLane: replyLane(scope.channelId, rootId), newest }),
       ]);
-    let [root, thread] = await read();
+    let [root, thread] = await read(knownRoot?.messageId === rootId ? knownRoot : undefined);
     if (backfill && threadIsCold({ root, storedReplies: thread.total })) {
       const outcome = await backfill.thread(scope, rootId);
       if (outcome.note) notes.push(outcome.note);
@@ -307,7 +309,7 @@ export function createChannelsService(deps: {
           anchor === params.anchor ? params.snapshotRead : null,
         ),
         rootId
-          ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }, notes)
+          ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }, notes, anchor)
           : null,
       ]);
       return {
