@@ -91,8 +91,16 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATABASE_URL: optionalString.pipe(z.url().optional()),
   /**
-   * Server-side prepared statements for fixed-shape queries (postgres.js). Turn off behind a
-   * connection pooler in transaction mode that cannot keep them (PgBouncer before 1.21).
+   * `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer `pool_mode =
+   * transaction`): no named statements, no generic-plan connections, no session state
+   * (docs/operations.md, "Behind a connection pooler"). `session`: a server or a session pooler.
+   */
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
+  /** Connections of this instance's main pool (docs/operations.md, "Connections"). */
+  DATABASE_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10),
+  /**
+   * Server-side prepared statements for fixed-shape queries (postgres.js). Off under
+   * DATABASE_POOL_MODE=transaction; turn off behind any other proxy that cannot keep them.
    */
   DATABASE_PREPARED_STATEMENTS: z
     .enum(['true', 'false'])
@@ -101,7 +109,8 @@ export const configSchema = z.object({
   /**
    * The full-text candidate reads of rare lexemes run on up to 4 connections of their own that
    * start with plan_cache_mode = force_generic_plan (docs/architecture.md). Turn off behind a
-   * pooler that refuses that startup parameter; needs DATABASE_PREPARED_STATEMENTS.
+   * pooler that refuses that startup parameter; needs DATABASE_PREPARED_STATEMENTS. Off under
+   * DATABASE_POOL_MODE=transaction.
    */
   DATABASE_GENERIC_PLANS: z
     .enum(['true', 'false'])
@@ -230,6 +239,22 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const config = result.data;
   if (!env.SHUTDOWN_DRAIN_MS?.trim() && config.NODE_ENV !== 'production') config.SHUTDOWN_DRAIN_MS = 0;
+  if (config.DATABASE_POOL_MODE === 'transaction') {
+    // Explicitly asked for what a transaction pooler cannot keep: refused, not silently overridden.
+    const contradicting = (['DATABASE_PREPARED_STATEMENTS', 'DATABASE_GENERIC_PLANS'] as const).filter(
+      (variable) => env[variable]?.trim() === 'true',
+    );
+    if (contradicting.length > 0) {
+      throw new ConfigError(
+        contradicting.map((variable) => ({
+          variable,
+          message: 'must be false (or unset) with DATABASE_POOL_MODE=transaction',
+        })),
+      );
+    }
+    config.DATABASE_PREPARED_STATEMENTS = false;
+    config.DATABASE_GENERIC_PLANS = false;
+  }
   if (config.HARD_BLOCK < config.COMPACT_TRIGGER) {
     throw new ConfigError([{ variable: 'HARD_BLOCK', message: 'must be at least COMPACT_TRIGGER' }]);
   }

@@ -10,7 +10,7 @@ import type { LockManager } from './coord/lock.js';
 import { createMemoryLockManager } from './coord/memory-lock.js';
 import { createPgLockManager } from './coord/pg-lock.js';
 import { createRedisLockManager } from './coord/redis-lock.js';
-import { openDatabase, type Database } from './db/client.js';
+import { openDatabase, type Database, type DatabaseOptions } from './db/client.js';
 import { holdDataDir, type DataDirLock } from './db/data-dir-lock.js';
 import { runMigrations } from './db/migrate.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -96,6 +96,19 @@ export function createLocks(
   );
 }
 
+/** How the configuration opens the database (the server and `npm run migrate` alike). */
+export function databaseOptions(config: Config): DatabaseOptions {
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    maxConnections: config.DATABASE_MAX_CONNECTIONS,
+    prepare: config.DATABASE_PREPARED_STATEMENTS,
+    genericPlans: config.DATABASE_GENERIC_PLANS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+  };
+}
+
 export async function createDeps(
   config: Config,
   overrides: Partial<Pick<AppDeps, 'clock' | 'ids'>> = {},
@@ -104,14 +117,7 @@ export async function createDeps(
   const dataDirLock = embeddedDataDir(config) ? holdDataDir(config.DATA_DIR, 'server') : undefined;
   let database: Database;
   try {
-    database = await openDatabase({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.DATA_DIR,
-      prepare: config.DATABASE_PREPARED_STATEMENTS,
-      genericPlans: config.DATABASE_GENERIC_PLANS,
-      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
-    });
+    database = await openDatabase(databaseOptions(config));
     await runMigrations(database);
   } catch (error) {
     dataDirLock?.release();

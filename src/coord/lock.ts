@@ -1,4 +1,4 @@
-// The lock contract shared by the Redis, Postgres-advisory and in-process implementations.
+// The lock contract shared by the Redis, PostgreSQL-lease and in-process implementations.
 // A lock is a lease that only saves duplicate work (two summaries paid for at once, two fetches
 // of one channel). It mints no fencing token: the fencing token is the lane's `version`, and the
 // fence is the compare-and-set on it in the committing transaction (docs/compaction.md), so a
@@ -15,6 +15,8 @@ export interface LockHandle {
 }
 
 export interface AcquireOptions {
+  /** The tenant the resource belongs to (the PostgreSQL lease row's distribution key); unset: service-wide. */
+  tenantId?: string;
   /** Lease length; the holder renews it every ttlMs/3 while held. */
   ttlMs?: number;
   /** How long to keep trying before giving up (0: one attempt). */

@@ -1,13 +1,13 @@
-// Postgres advisory locks: the fallback when Redis is configured but unreachable. Each held lock
-// pins one pooled connection (advisory locks belong to a session). Losing the connection loses
-// the lock.
+// PostgreSQL lease locks: the lock without Redis, and the fallback when Redis is unreachable. A
+// lease row in lock_leases (pg-lock.repository.ts) is taken, renewed every ttl/3 and released by
+// compare-and-delete, like the Redis lock; a holder that dies loses it when its lease
+// ends. No advisory lock and no pinned connection: it holds through a transaction pooler and does
+// not depend on which node of a cluster answers.
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { DatabaseTimeoutError } from '../shared/errors.js';
-import { holdLease, retryUntil, type LockHandle, type LockManager } from './lock.js';
-import { pgLockSql } from './pg-lock.repository.js';
-
-const HEALTH_CHECK_MS = 5_000;
+import { DEFAULT_LOCK_TTL_MS, holdLease, retryUntil, type LockHandle, type LockManager } from './lock.js';
+import { pgLockSql, type LeaseKey } from './pg-lock.repository.js';
 
 export interface PgLockOptions {
   /** An acquisition the server does not answer within this many ms fails (a frozen server); 0: none. */
@@ -47,36 +47,25 @@ export function createPgLockManager(sql: postgres.Sql, options: PgLockOptions = 
     resource: string,
     opts?: Parameters<LockManager['acquire']>[1],
   ): Promise<LockHandle | null> {
-    const conn = await sql.reserve();
-    let locked = false;
-    try {
-      locked = await pgLockSql.tryLock(conn, resource);
-      if (!locked) {
-        conn.release();
-        return null;
-      }
-      return holdLease({
-        resource,
-        token: randomUUID(),
-        everyMs: HEALTH_CHECK_MS,
-        keep: () =>
-          pgLockSql.ping(conn).then(
-            () => null,
-            (error: Error) => `connection lost: ${error.message}`,
-          ),
-        // The session's advisory lock goes with its connection: unlock (if still reachable), return it.
-        free: async () => {
-          await pgLockSql.unlock(conn, resource).catch(() => {});
-          conn.release();
-        },
-        active,
-        options: opts,
-      });
-    } catch (error) {
-      if (locked) await pgLockSql.unlock(conn, resource).catch(() => {});
-      conn.release();
-      throw error;
-    }
+    const key: LeaseKey = { tenantId: opts?.tenantId ?? '', resource };
+    const ttl = opts?.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+    const token = randomUUID();
+    if (!(await pgLockSql.take(sql, key, token, ttl))) return null;
+    return holdLease({
+      resource,
+      token,
+      everyMs: Math.max(10, Math.floor(ttl / 3)),
+      keep: () =>
+        pgLockSql.renew(sql, key, token, ttl).then(
+          (held) => (held ? null : 'another holder owns it (lease expired)'),
+          (error: Error) => `renewal failed: ${error.message}`,
+        ),
+      free: async (lost) => {
+        if (!lost) await pgLockSql.release(sql, key, token).catch(() => {});
+      },
+      active,
+      options: opts,
+    });
   }
 
   return {

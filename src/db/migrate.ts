@@ -1,15 +1,16 @@
-// Applies the SQL migrations in drizzle/ under a Postgres advisory lock, so replicas starting
-// together cannot race: the second waits, then finds nothing left to do.
+// Applies the SQL migrations in drizzle/. On PostgreSQL all pending migrations run in one
+// transaction that first takes a transaction-level advisory lock, so instances starting together
+// cannot race (the second waits, then finds nothing left to do), and no session state is left
+// behind: it works through a transaction pooler.
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import { queryRows, type Database } from './client.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
-/** Arbitrary constant naming the migration lock in pg_advisory_lock's key space. */
+/** Arbitrary constant naming the migration lock in pg_advisory_xact_lock's key space. */
 const MIGRATION_LOCK_KEY = 0x636f6e74; // "cont"
 
 export async function runMigrations(database: Database, folder = MIGRATIONS_FOLDER): Promise<void> {
@@ -19,16 +20,22 @@ export async function runMigrations(database: Database, folder = MIGRATIONS_FOLD
     await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: folder });
     return;
   }
-  const reserved = await database.sql.reserve();
-  try {
-    await reserved`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    await reserved`create extension if not exists btree_gin`;
-    // On the bare client: a long migration (an index build) is not held to the statement deadline.
-    await migratePostgres(drizzlePostgres({ client: database.sql }), { migrationsFolder: folder });
-  } finally {
-    await reserved`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
-    reserved.release();
-  }
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
+  // On the bare client: a long migration (an index build) is not held to the statement deadline.
+  // What drizzle's migrator does (the same table, hashes and order), inside the locked transaction.
+  await database.sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+    await tx`create extension if not exists btree_gin`;
+    await tx`create schema if not exists drizzle`;
+    await tx`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`;
+    const [last] = await tx<{ created_at: string }[]>`
+      select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`;
+    for (const migration of migrations) {
+      if (last && Number(last.created_at) >= migration.folderMillis) continue;
+      for (const statement of migration.sql) await tx.unsafe(statement);
+      await tx`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`;
+    }
+  });
 }
 
 /** Number of applied migrations, or null when the migrations table does not exist yet. */

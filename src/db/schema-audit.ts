@@ -97,3 +97,19 @@ export const compactionRuns = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.sessionId] })],
 );
+
+/**
+ * The PostgreSQL lease locks (src/coord/pg-lock.ts): per (tenant, resource) the holder's token and
+ * the end of its lease, while held (a release deletes the row). Service-wide resources have
+ * tenant_id ''.
+ */
+export const lockLeases = pgTable(
+  'lock_leases',
+  {
+    tenantId: text('tenant_id').notNull(),
+    resource: text('resource').notNull(),
+    holder: text('holder'),
+    expiresAt: ts('expires_at'),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.resource] })],
+);

@@ -54,9 +54,19 @@ export function sequentialIds(clock: Clock): IdGenerator {
 
 export interface TestDatabase {
   database: Database;
+  /** The server's URL of the database (the tests' own checks). */
   url?: string;
+  /** The URL the app uses: `url`, or the run's PgBouncer (TEST_PGBOUNCER) in front of it. */
+  appUrl?: string;
+  poolMode?: 'session' | 'transaction';
   drop(): Promise<void>;
 }
+
+const withPort = (url: string, port: number) => {
+  const parsed = new URL(url);
+  parsed.port = String(port);
+  return parsed.toString();
+};
 
 /** A fresh migrated database for one test file. */
 export async function createTestDatabase(): Promise<TestDatabase> {
@@ -71,10 +81,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.unsafe(`create database "${name}" template "${runPrefix}_template"`);
   await admin.end();
   const url = databaseUrl(TEST_DATABASE_URL, name);
-  const database = await openDatabase({ databaseUrl: url, dataDir: '', maxConnections: 8 });
+  const poolerPort = inject('poolerPort');
+  const appUrl = poolerPort ? withPort(url, poolerPort) : url;
+  const database = await openDatabase({
+    databaseUrl: appUrl,
+    dataDir: '',
+    maxConnections: 8,
+    ...(poolerPort ? { prepare: false, genericPlans: false } : {}),
+  });
   return {
     database,
     url,
+    appUrl,
+    poolMode: poolerPort ? 'transaction' : 'session',
     drop: async () => {
       await database.close();
       const cleanup = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
@@ -129,7 +148,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   const metrics = createMetrics();
   const redisPrefix = options.redisPrefix ?? `contextd-test:${randomUUID()}:`;
   const config = testConfig({
-    ...(testDb.url ? { DATABASE_URL: testDb.url } : {}),
+    ...(testDb.appUrl ? { DATABASE_URL: testDb.appUrl } : {}),
+    ...(testDb.poolMode === 'transaction' ? { DATABASE_POOL_MODE: 'transaction' } : {}),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL! } : {}),
     ...options.env,
   });

@@ -7,13 +7,16 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { databaseUrl, TEST_DATABASE_URL, TEST_DB_PREFIX } from './env.js';
+import { databaseUrl, TEST_DATABASE_URL, TEST_DB_PREFIX, TEST_PGBOUNCER } from './env.js';
+import { startPgBouncer } from './pgbouncer.js';
 
 const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
 
 declare module 'vitest' {
   export interface ProvidedContext {
     testRunId: string;
+    /** The run's PgBouncer (TEST_PGBOUNCER); 0: none. */
+    poolerPort: number;
   }
 }
 
@@ -28,6 +31,7 @@ async function dropDatabases(admin: postgres.Sql, keep: (name: string) => boolea
 export default async function setup(project: TestProject) {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   project.provide('testRunId', runId);
+  project.provide('poolerPort', 0);
   if (!TEST_DATABASE_URL) return;
   const runPrefix = `${TEST_DB_PREFIX}${runId}`;
   const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
@@ -49,7 +53,12 @@ export default async function setup(project: TestProject) {
   } finally {
     await template.close();
   }
+  const pooler = TEST_PGBOUNCER
+    ? await startPgBouncer({ serverUrl: TEST_DATABASE_URL, poolMode: TEST_PGBOUNCER })
+    : null;
+  if (pooler) project.provide('poolerPort', pooler.port);
   return async () => {
+    pooler?.stop();
     const cleanup = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
     await dropDatabases(cleanup, (name) => !name.startsWith(runPrefix));
     await cleanup.end();

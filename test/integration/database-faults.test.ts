@@ -134,7 +134,7 @@ describe.skipIf(!usesRealPostgres)('a frozen PostgreSQL (private server; needs T
       expect(write.ms).toBeLessThan(3_000);
       expect(errorOf(write.response).code).toBe('storage.timeout');
       expect(write.response.headers['retry-after']).toBe('1');
-      // A write under a session lock (a Postgres advisory lock without Redis).
+      // A write under a session lock (a PostgreSQL lease row without Redis).
       const turns = await timed(() =>
         t.inject({
           method: 'POST',
@@ -144,14 +144,14 @@ describe.skipIf(!usesRealPostgres)('a frozen PostgreSQL (private server; needs T
       );
       expect(turns.response.statusCode).toBe(503);
       expect(turns.ms).toBeLessThan(3_000);
-      // Compaction takes the session's lock (an advisory lock here) after reading the session.
+      // Compaction takes the session's lock (a lease row here) after reading the session.
       const compact = await timed(() =>
         t.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/compact`, payload: { wait: true } }),
       );
       // (It answered 404 session.not_found: the session lookup took any failure for "missing".)
       expect(compact.response.statusCode, compact.response.body).toBe(503);
       expect(compact.ms).toBeLessThan(3_000);
-      // The advisory lock (the lock backend without Redis) is held to the same deadline.
+      // The lease lock (the lock backend without Redis) is held to the same deadline.
       const lockStarted = Date.now();
       await expect(ctx.deps.locks.acquire('frozen-resource', { ttlMs: 5_000 })).rejects.toBeInstanceOf(
         DatabaseTimeoutError,

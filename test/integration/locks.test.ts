@@ -1,4 +1,4 @@
-// Locks against their real backends: in-process always; Redis and Postgres advisory locks when
+// Locks against their real backends: in-process always; Redis and PostgreSQL lease locks when
 // TEST_REDIS_URL / TEST_DATABASE_URL are set (skipped by name otherwise).
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -147,7 +147,7 @@ describe.skipIf(!TEST_REDIS_URL)('Redis locks (needs TEST_REDIS_URL)', () => {
   });
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('Postgres advisory locks (needs TEST_DATABASE_URL)', () => {
+describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL lease locks (needs TEST_DATABASE_URL)', () => {
   let testDb: TestDatabase;
   let sql: postgres.Sql;
   beforeAll(async () => {
@@ -160,6 +160,35 @@ describe.skipIf(!TEST_DATABASE_URL)('Postgres advisory locks (needs TEST_DATABAS
   });
 
   lockContract('postgres', () => createPgLockManager(sql));
+
+  it('ends a lease that is not renewed: a new holder takes it, the old one learns it lost', async () => {
+    const locks = createPgLockManager(sql);
+    const resource = `r-${randomUUID()}`;
+    const lost: Error[] = [];
+    const first = await locks.acquire(resource, {
+      tenantId: 'a',
+      ttlMs: 300,
+      onLockLost: (e) => lost.push(e),
+    });
+    expect(await locks.acquire(resource, { tenantId: 'a' })).toBeNull();
+    // Another tenant's resource of the same name is another lock.
+    const otherTenant = await locks.acquire(resource, { tenantId: 'b' });
+    expect(otherTenant).not.toBeNull();
+    // A paused holder: its lease ends without a renewal.
+    await sql`update lock_leases set expires_at = clock_timestamp() - interval '1 second'
+      where tenant_id = 'a' and resource = ${resource}`;
+    const second = await locks.acquire(resource, { tenantId: 'a', ttlMs: 5_000 });
+    expect(second).not.toBeNull();
+    await sleep(250); // the first holder's renewal finds another token
+    expect(first!.signal.aborted).toBe(true);
+    expect(lost).toHaveLength(1);
+    // The lost holder's release must not free the new holder's lease.
+    await first!.release();
+    expect(await locks.acquire(resource, { tenantId: 'a' })).toBeNull();
+    await second!.release();
+    expect(await locks.acquire(resource, { tenantId: 'a' })).not.toBeNull();
+    await locks.close();
+  });
 
   it('falls back to Postgres when Redis is unreachable, and counts it', async () => {
     // A Redis client pointed at a port where nothing listens behaves like a stopped Redis.
@@ -178,7 +207,7 @@ describe.skipIf(!TEST_DATABASE_URL)('Postgres advisory locks (needs TEST_DATABAS
     const first = await locks.acquire(resource);
     expect(first).not.toBeNull();
     expect(fallbacks.length).toBeGreaterThan(0);
-    // Still mutually exclusive through the advisory lock.
+    // Still mutually exclusive through the lease row.
     expect(await locks.acquire(resource)).toBeNull();
     await first!.release();
     expect(await locks.acquire(resource)).not.toBeNull();

@@ -89,7 +89,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a terminated PostgreSQL backend (PostgreSQL
     url.port = String(port);
     const client = postgres(url.toString(), { max: 1, onnotice: () => {} });
     try {
-      // A reserved connection (the advisory-lock fallback takes one) is the case that lost the
+      // A reserved connection (postgres.js's reserve()) is the case that lost the
       // rejection: its reserve is settled before the types are fetched.
       const reserving = client.reserve().then(
         (reserved) => (reserved.release(), 'reserved'),
@@ -98,7 +98,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a terminated PostgreSQL backend (PostgreSQL
       await sleep(500);
       expect(uncaught).toEqual([]);
       // The reserve itself is not answered on the next connection (postgres.js drops a reserve it
-      // reconnects with); the advisory-lock fallback bounds its wait with the statement deadline.
+      // reconnects with); the service itself reserves none.
       void reserving;
       const rows = await client<{ one: number }[]>`select 1 as one`;
       expect(rows[0]!.one).toBe(1);

@@ -31,6 +31,22 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
   });
 
+  it('turns off what a transaction pooler cannot keep with DATABASE_POOL_MODE=transaction, and refuses a contradiction by name', () => {
+    const pooled = parseConfig({ DATABASE_POOL_MODE: 'transaction' });
+    expect(pooled.DATABASE_PREPARED_STATEMENTS).toBe(false);
+    expect(pooled.DATABASE_GENERIC_PLANS).toBe(false);
+    expect(
+      parseConfig({ DATABASE_POOL_MODE: 'transaction', DATABASE_GENERIC_PLANS: 'false' }).DATABASE_POOL_MODE,
+    ).toBe('transaction');
+    for (const variable of ['DATABASE_GENERIC_PLANS', 'DATABASE_PREPARED_STATEMENTS']) {
+      expect(() => parseConfig({ DATABASE_POOL_MODE: 'transaction', [variable]: 'true' })).toThrow(
+        new RegExp(`${variable}: must be false`),
+      );
+    }
+    expect(() => parseConfig({ DATABASE_POOL_MODE: 'statement' })).toThrow(/DATABASE_POOL_MODE/);
+    expect(parseConfig({}).DATABASE_POOL_MODE).toBe('session');
+  });
+
   it('parses TRUST_PROXY as Fastify takes it: false, true or a list of addresses/CIDRs; refuses a hop count', () => {
     expect(parseConfig({}).TRUST_PROXY).toBe(false);
     expect(parseConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);

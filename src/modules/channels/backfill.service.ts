@@ -163,7 +163,7 @@ export function createBackfillService(deps: {
     // One lock per channel, which its threads share: two replicas never fetch from one channel at
     // once.
     const resource = `backfill:${JSON.stringify([scope.tenantId, scope.platform, scope.channelId])}`;
-    const lock = await deps.locks.acquire(resource, { waitMs: deps.lockWaitMs });
+    const lock = await deps.locks.acquire(resource, { tenantId: scope.tenantId, waitMs: deps.lockWaitMs });
     if (!lock) {
       return { ...none('failed'), note: staleNote(scope.platform, what, { kind: 'busy' }) };
     }

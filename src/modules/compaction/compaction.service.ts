@@ -266,7 +266,10 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     async running({ tenantId, sessionId }: { tenantId: string; sessionId: string }) {
       const session = await deps.sessions.findById({ tenantId, id: sessionId });
       if (!session) throw compactionSessionNotFound(sessionId);
-      const probe = await deps.locks.acquire(lockResource(tenantId, sessionId), { ttlMs: deps.lockTtlMs });
+      const probe = await deps.locks.acquire(lockResource(tenantId, sessionId), {
+        tenantId,
+        ttlMs: deps.lockTtlMs,
+      });
       if (probe) {
         await probe.release();
         return { running: false, holderAgeMs: null };
@@ -346,6 +349,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       const started = process.hrtime.bigint();
       const resource = lockResource(tenantId, sessionId);
       const lock = await deps.locks.acquire(resource, {
+        tenantId,
         ttlMs: deps.lockTtlMs,
         waitMs: params.wait ? deps.waitMs : 0,
       });
