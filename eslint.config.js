@@ -72,6 +72,21 @@ export default tseslint.config(
       ],
     },
   },
+  // Idempotency-Key is read and its replay header written in one place (src/http/idempotency/).
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/http/idempotency/**', 'src/http/idempotency-header.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['idempotency-key', 'idempotent-replayed'].map((name) => ({
+          selector: `Literal[value='${name}']`,
+          message:
+            'use idempotencyKeyOf / replyIdempotent / sendIdempotent (src/http/idempotency/idempotent-reply.ts)',
+        })),
+      ],
+    },
+  },
   {
     files: ['src/**/*.routes.ts'],
     rules: {

@@ -589,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * Compact the session now (`wait`) or queue a compaction job (202)
-         * @description Runs the compaction chain (clear old tool results, summarize older entries into the lane summary, truncate) for every lane of the session, or the named ones. With `wait: true` the reply is the CompactResult; otherwise a job is queued (one per session) and the reply is 202 with it. A compaction already running is a 409 `compaction.running` with `holder_age_ms`, unless `wait`.
+         * @description Runs the compaction chain (clear old tool results, summarize older entries into the lane summary, truncate) for every lane of the session, or the named ones. With `wait: true` the reply is the CompactResult; otherwise a job is queued (one per session) and the reply is 202 with it. A compaction already running is a 409 `compaction.running` with `holder_age_ms`, unless `wait`; a job already queued for the session is answered (`deduplicated: true`) instead of a second one. With Idempotency-Key, a retry with the same body replays the first reply (header `idempotent-replayed: true`); another body under the key is 409 `idempotency.key_reused`.
          */
         post: operations["compactSession"];
         delete?: never;
@@ -6379,7 +6379,7 @@ export interface operations {
                         session_id: string;
                         /** @enum {string} */
                         state: "created" | "retry" | "active" | "completed" | "failed" | "cancelled";
-                        /** @description a job for this session was already queued */
+                        /** @description a job for this session was already queued: this is that job (it will see the new turns too) */
                         deduplicated?: boolean;
                         result?: {
                             session_id: string;
@@ -6517,7 +6517,7 @@ export interface operations {
                         session_id: string;
                         /** @enum {string} */
                         state: "created" | "retry" | "active" | "completed" | "failed" | "cancelled";
-                        /** @description a job for this session was already queued */
+                        /** @description a job for this session was already queued: this is that job (it will see the new turns too) */
                         deduplicated?: boolean;
                         result?: {
                             session_id: string;

@@ -69,11 +69,19 @@ export function renderError(error: unknown): {
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const part = (error as { validationContext?: string }).validationContext ?? 'body';
-    const details = error.validation.map((v) => ({
-      path: [part, ...v.instancePath.split('/').filter(Boolean)].join('.'),
-      message: v.message ?? 'invalid',
-      code: v.keyword,
-    }));
+    // An unknown field is named by its own path (`body.budget.budjet`), one detail per field.
+    const details = error.validation.flatMap((v) => {
+      const at = [part, ...v.instancePath.split('/').filter(Boolean)];
+      const keys = v.keyword === 'unrecognized_keys' ? (v.params as { keys?: unknown }).keys : undefined;
+      if (Array.isArray(keys) && keys.length > 0) {
+        return keys.map((key) => ({
+          path: [...at, String(key)].join('.'),
+          message: 'unknown field',
+          code: v.keyword,
+        }));
+      }
+      return [{ path: at.join('.'), message: v.message ?? 'invalid', code: v.keyword }];
+    });
     const first = details[0];
     return {
       status: 400,

@@ -717,7 +717,7 @@ describe('pending slots: PUT/DELETE /v1/sessions/{id}/lanes/{lane}/pending-slot'
       [{ name: 'x', type: 'regex', pattern: '([a-z' }, 'body.pattern'],
       [{ name: 'x', type: 'regex', pattern: '(\\w+) \\1' }, 'body.pattern'],
       [{ name: 'x', type: 'date', expires_at: 'tomorrow' }, 'body.expires_at'],
-      [{ name: 'x', type: 'date', lane_key: 'elsewhere' }, 'body'],
+      [{ name: 'x', type: 'date', lane_key: 'elsewhere' }, 'body.lane_key'],
     ];
     for (const [body, path] of cases) {
       const response = await putSlot(s.id, lane, body);

@@ -1,12 +1,13 @@
-// Idempotency-Key across writes: replies with an empty body (204) replay, and the writes that
-// used to ignore the header (agent section PUT, blob upload, session create and delete) honour it.
+// Idempotency-Key across writes: replies with an empty body (204) replay, every write replays with
+// the `idempotent-replayed` header, and another body under a used key is a 409. Compaction jobs
+// wait here (no worker), so a second request meets the first one's queued job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
 let t: TestTenant;
 beforeAll(async () => {
-  ctx = await createTestApp();
+  ctx = await createTestApp({ env: { COMPACTION_WORKERS: '0' } });
   t = await ctx.tenant();
 });
 afterAll(async () => {
@@ -175,5 +176,98 @@ describe('the other writes', () => {
       payload: { ...update, update_id: 8 },
     });
     expect(errorOf(reused).code).toBe('idempotency.key_reused');
+  });
+});
+
+describe('writes whose replay lacked the header, or that ignored the key', () => {
+  /** Sends the same request twice and another body once under one key. */
+  async function replays(
+    request: { method: 'POST' | 'PUT' | 'PATCH'; url: string; payload: object },
+    other: object,
+  ) {
+    const headers = key(request.url);
+    const first = await t.inject({ ...request, headers });
+    expect(first.statusCode, first.body).toBeLessThan(300);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await t.inject({ ...request, headers });
+    expect(again.statusCode).toBe(first.statusCode);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    const reused = await t.inject({ ...request, headers, payload: other });
+    expect(reused.statusCode).toBe(409);
+    expect(errorOf(reused).code).toBe('idempotency.key_reused');
+    return first;
+  }
+
+  it('POST /v1/events', async () => {
+    const event = {
+      type: 'message.created',
+      platform: 'slack',
+      channel_id: 'CEV',
+      message_id: '1.1',
+      ts: '2026-01-01T00:00:00Z',
+      author: { id: 'U1' },
+      text: 'hello',
+    };
+    await replays(
+      { method: 'POST', url: '/v1/events', payload: { events: [event] } },
+      { events: [{ ...event, text: 'x' }] },
+    );
+  });
+
+  it('POST /v1/memories and PATCH /v1/memories/{id}', async () => {
+    const created = await replays(
+      {
+        method: 'POST',
+        url: '/v1/memories',
+        payload: { scope: 'tenant', type: 'fact', text: 'Ships on Fridays.' },
+      },
+      { scope: 'tenant', type: 'fact', text: 'Ships on Mondays.' },
+    );
+    const id = created.json().memory.id as string;
+    await replays(
+      { method: 'PATCH', url: `/v1/memories/${id}`, payload: { text: 'Ships on Thursdays.' } },
+      { text: 'other' },
+    );
+  });
+
+  it('PUT /v1/tenant/summarizer: a replay with another body changes nothing', async () => {
+    await replays(
+      { method: 'PUT', url: '/v1/tenant/summarizer', payload: { monthly_token_cap: 100_000 } },
+      { monthly_token_cap: 5 },
+    );
+    expect((await t.inject({ url: '/v1/tenant/summarizer' })).json().monthly_token_cap).toBe(100_000);
+  });
+
+  it('POST /v1/sessions/{id}/compact, queued (202) and run now (200)', async () => {
+    const id = await session();
+    const queued = await replays(
+      { method: 'POST', url: `/v1/sessions/${id}/compact`, payload: {} },
+      { force: false },
+    );
+    expect(queued.statusCode).toBe(202);
+    const other = await session();
+    const done = await replays(
+      { method: 'POST', url: `/v1/sessions/${other}/compact`, payload: { wait: true } },
+      { wait: true, force: false },
+    );
+    expect(done.statusCode).toBe(200);
+  });
+
+  it('a deduplicated compaction request answers the queued job, which can be polled', async () => {
+    const id = await session();
+    const first = await t.inject({ method: 'POST', url: `/v1/sessions/${id}/compact`, payload: {} });
+    expect(first.statusCode).toBe(202);
+    expect(first.json().deduplicated).toBe(false);
+    const second = await t.inject({ method: 'POST', url: `/v1/sessions/${id}/compact`, payload: {} });
+    expect(second.statusCode).toBe(202);
+    expect(second.json()).toMatchObject({
+      job_id: first.json().job_id,
+      deduplicated: true,
+      state: 'created',
+    });
+    const polled = await t.inject({ url: `/v1/sessions/${id}/compact/jobs/${second.json().job_id}` });
+    expect(polled.statusCode).toBe(200);
+    expect(polled.json().job_id).toBe(first.json().job_id);
   });
 });

@@ -57,4 +57,15 @@ describe('module boundaries', () => {
       ),
     ).toHaveLength(0);
   });
+
+  it('Idempotency-Key is read and its replay header set only in src/http/idempotency/', async () => {
+    const syntax = async (filePath: string, code: string) => {
+      const [result] = await eslint.lintText(code, { filePath });
+      return result!.messages.filter((m) => m.ruleId === 'no-restricted-syntax');
+    };
+    const handWritten =
+      "export const f = (r: { headers: Record<string, unknown> }, reply: { header(n: string, v: string): void }) => {\n  reply.header('idempotent-replayed', 'true');\n  return r.headers['idempotency-key'];\n};\n";
+    expect(await syntax('src/modules/sessions/x.routes.ts', handWritten)).toHaveLength(2);
+    expect(await syntax('src/http/idempotency/x.ts', handWritten)).toHaveLength(0);
+  });
 });

@@ -1,6 +1,7 @@
 // /v1/agents/{agentId}/sections: stored system-prompt sections, ordered by position.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { replyIdempotent } from '../../http/idempotency/idempotent-reply.js';
 import { z } from 'zod';
 import { agentSectionView } from './agent-sections.service.js';
 import type { Services } from '../services.js';
@@ -25,7 +26,7 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
           summary: 'Create or replace a system-prompt section of an agent',
           params: sectionParams,
           headers: idempotencyKeyHeaders,
-          body: z.object({
+          body: z.strictObject({
             content: z.string().min(1).max(1_000_000),
             position: z
               .number()
@@ -44,13 +45,11 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { tenantId, params, body } = request;
-        const result = await services.idempotency.run(
-          {
-            tenantId,
-            scope: 'agents.sections.put',
-            key: request.headers['idempotency-key'],
-            request: { agent_id: params.agentId, name: params.name, body },
-          },
+        return replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'agents.sections.put', request: { agent_id: params.agentId, name: params.name, body } },
           async (tx) => {
             const { section, created } = await services.agentSections.put(
               { tenantId, agentId: params.agentId, name: params.name, ...body },
@@ -59,8 +58,6 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
             return { statusCode: created ? 201 : 200, body: agentSectionView(section) };
           },
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
       },
     );
 
@@ -110,20 +107,16 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { tenantId, params } = request;
-        const result = await services.idempotency.run(
-          {
-            tenantId,
-            scope: 'agents.sections.delete',
-            key: request.headers['idempotency-key'],
-            request: { agent_id: params.agentId, name: params.name },
-          },
+        return replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'agents.sections.delete', request: { agent_id: params.agentId, name: params.name } },
           async (tx) => {
             await services.agentSections.remove({ tenantId, ...params }, tx);
             return { statusCode: 204, body: null };
           },
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(204).send(null);
       },
     );
 
@@ -157,13 +150,11 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { tenantId, params, body } = request;
-        const result = await services.idempotency.run(
-          {
-            tenantId,
-            scope: 'agents.settings.put',
-            key: request.headers['idempotency-key'],
-            request: { agent_id: params.agentId, body },
-          },
+        return replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'agents.settings.put', request: { agent_id: params.agentId, body } },
           async (tx) => ({
             statusCode: 200,
             body: await services.agentSections.putSettings(
@@ -172,8 +163,6 @@ export function agentsRoutes(services: Services): FastifyPluginAsyncZod {
             ),
           }),
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return result.body;
       },
     );
   };

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';
 import { eventBatchSchema, ingestOutcomes, MAX_EVENTS_PER_BATCH } from './core/channel-events.js';
 import { adaptPlatformPayload, supportedPlatforms, type SupportedPlatform } from '../../platforms/index.js';
 import type { Executor } from '../../db/client.js';
@@ -90,19 +91,19 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
           response: { 200: ingestReply },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { tenantId } = request;
-        const reply = await services.idempotency.run(
-          { tenantId, scope: 'events', key: request.headers['idempotency-key'], request: request.body },
+        const result = await services.idempotency.run(
+          { tenantId, scope: 'events', key: idempotencyKeyOf(request), request: request.body },
           async (tx) => ({
             statusCode: 200,
             body: await services.ingest.ingest({ tenantId, events: request.body.events }, tx),
           }),
         );
-        if (!reply.replayed) {
-          services.ingestMetrics.observe(reply.body.results, (i) => request.body.events[i]!.platform);
+        if (!result.replayed) {
+          services.ingestMetrics.observe(result.body.results, (i) => request.body.events[i]!.platform);
         }
-        return reply.body;
+        return sendIdempotent(reply, result);
       },
     );
 
@@ -125,20 +126,14 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
         const { tenantId } = request;
         const { platform } = request.params;
         const result = await services.idempotency.run(
-          {
-            tenantId,
-            scope: `events.${platform}`,
-            key: request.headers['idempotency-key'],
-            request: request.body,
-          },
+          { tenantId, scope: `events.${platform}`, key: idempotencyKeyOf(request), request: request.body },
           async (tx) => ({
             statusCode: 200,
             body: await ingestPlatform(tenantId, platform, request.body, tx),
           }),
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        else services.ingestMetrics.observe(result.body.results, () => platform);
-        return result.body;
+        if (!result.replayed) services.ingestMetrics.observe(result.body.results, () => platform);
+        return sendIdempotent(reply, result);
       },
     );
   };

@@ -29,7 +29,10 @@ export type JobHandler = (job: { id: string; data: CompactionJobData }) => Promi
 
 export interface CompactionQueue {
   readonly kind: 'pg-boss' | 'in-process';
-  /** jobId null with deduplicated: a job of this session already waits (it will see these turns too). */
+  /**
+   * Queues a job, or with `deduplicated` answers the job of the session that already waits (it
+   * will see these turns too); `jobId` is null only when that job finished before it was read.
+   */
   enqueue(data: CompactionJobData): Promise<{ jobId: string | null; deduplicated: boolean }>;
   getJob(jobId: string): Promise<CompactionJob | null>;
   /** Starts working jobs on this instance (`concurrency` at a time). */
@@ -92,6 +95,20 @@ async function ensureQueue(instance: PgBoss, options: QueueOptions): Promise<voi
   }
 }
 
+/**
+ * The job a deduplicated send met: the session's queued one (the 'stately' policy keeps one queued
+ * and one active per key), else its active one. pg-boss 10 has no lookup by singleton key, so its
+ * job table is read directly.
+ */
+async function waitingJobId(instance: PgBoss, key: string): Promise<string | null> {
+  const { rows } = await instance.getDb().executeSql(
+    `select id from pgboss.job where name = $1 and singleton_key = $2 and state in ('created', 'retry', 'active')
+     order by state = 'active', created_on desc limit 1`,
+    [COMPACTION_QUEUE, key],
+  );
+  return (rows[0] as { id?: string } | undefined)?.id ?? null;
+}
+
 function createPgBossQueue(connectionString: string, options: QueueOptions): CompactionQueue {
   let started: Promise<PgBoss> | null = null;
   // Started on first use: an instance that never queues or works a compaction opens no connection.
@@ -130,7 +147,8 @@ function createPgBossQueue(connectionString: string, options: QueueOptions): Com
         expireInSeconds: options.expireInSeconds,
         ...RETRY,
       });
-      return { jobId: id, deduplicated: id === null };
+      if (id !== null) return { jobId: id, deduplicated: false };
+      return { jobId: await waitingJobId(await boss(), singletonKey(data)), deduplicated: true };
     },
     async getJob(jobId) {
       if (!/^[0-9a-f-]{36}$/i.test(jobId)) return null;
@@ -243,7 +261,8 @@ export function createInProcessQueue(): CompactionQueue {
     kind: 'in-process',
     async enqueue(data) {
       const key = singletonKey(data);
-      if (queued.has(key)) return { jobId: null, deduplicated: true };
+      const waiting = queued.get(key);
+      if (waiting) return { jobId: waiting, deduplicated: true };
       const job = {
         id: randomUUID(),
         state: 'created' as const,

@@ -4,10 +4,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../services.js';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { replyIdempotent, replyIdempotentRecorded } from '../../http/idempotency/idempotent-reply.js';
+import type { CompactResult } from './compaction.service.js';
 import {
   compactBody,
   compactResultSchema,
   compactionJobSchema,
+  type CompactionJobView,
   laneParams,
   laneViewQuery,
   laneViewSchema,
@@ -27,7 +30,7 @@ export function compactionRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: 'compactSession',
           summary: 'Compact the session now (`wait`) or queue a compaction job (202)',
           description:
-            'Runs the compaction chain (clear old tool results, summarize older entries into the lane summary, truncate) for every lane of the session, or the named ones. With `wait: true` the reply is the CompactResult; otherwise a job is queued (one per session) and the reply is 202 with it. A compaction already running is a 409 `compaction.running` with `holder_age_ms`, unless `wait`.',
+            'Runs the compaction chain (clear old tool results, summarize older entries into the lane summary, truncate) for every lane of the session, or the named ones. With `wait: true` the reply is the CompactResult; otherwise a job is queued (one per session) and the reply is 202 with it. A compaction already running is a 409 `compaction.running` with `holder_age_ms`, unless `wait`; a job already queued for the session is answered (`deduplicated: true`) instead of a second one. With Idempotency-Key, a retry with the same body replays the first reply (header `idempotent-replayed: true`); another body under the key is 409 `idempotency.key_reused`.',
           params: z.object({ id: z.uuid() }),
           headers: idempotencyKeyHeaders,
           body: compactBody,
@@ -36,15 +39,28 @@ export function compactionRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const body = request.body ?? {};
-        const outcome = await services.compaction.requestCompaction({
-          tenantId: request.tenantId,
-          sessionId: request.params.id,
-          laneKeys: body.lanes,
-          wait: body.wait ?? false,
-          force: body.force ?? true,
-        });
-        if (outcome.kind === 'queued') return reply.code(202).send(outcome.job);
-        return outcome.result;
+        // The compaction commits in its own transactions: the reply is recorded once it is known.
+        return replyIdempotentRecorded<CompactResult | CompactionJobView>(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'sessions.compact', request: { session_id: request.params.id, body } },
+          async (record) => {
+            const outcome = await services.compaction.requestCompaction({
+              tenantId: request.tenantId,
+              sessionId: request.params.id,
+              laneKeys: body.lanes,
+              wait: body.wait ?? false,
+              force: body.force ?? true,
+            });
+            const result =
+              outcome.kind === 'queued'
+                ? { statusCode: 202, body: outcome.job }
+                : { statusCode: 200, body: outcome.result };
+            await record(result);
+            return result;
+          },
+        );
       },
     );
 
@@ -92,7 +108,17 @@ export function compactionRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: summarizerBudgetSchema },
         },
       },
-      async (request) => services.summarizerSpend.setCap(request.tenantId, request.body.monthly_token_cap),
+      async (request, reply) =>
+        replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'tenant.summarizer.put', request: request.body },
+          async (tx) => ({
+            statusCode: 200,
+            body: await services.summarizerSpend.setCap(request.tenantId, request.body.monthly_token_cap, tx),
+          }),
+        ),
     );
 
     app.get(

@@ -100,23 +100,23 @@ export function createCompactionScheduler(deps: {
       // Validates the session (404 for another tenant's) and reports a running one as 409.
       const running = await service.running(base);
       if (running.running) throw compactionRunning(params.sessionId, running.holderAgeMs);
-      const queued = await queue.enqueue({
+      const data: CompactionJobData = {
         tenantId: params.tenantId,
         sessionId: params.sessionId,
         reason: params.force ? 'api' : 'api_thresholds',
         ...(params.laneKeys ? { laneKeys: params.laneKeys } : {}),
-      });
-      return {
-        kind: 'queued',
-        job: {
-          job_id: queued.jobId ?? 'deduplicated',
-          session_id: params.sessionId,
-          state: 'created',
-          deduplicated: queued.deduplicated,
-          result: null,
-          error: null,
-        },
       };
+      // A request while a job of the session waits answers that job (it will see the new turns
+      // too). Its id is read after the send: when it finished in between, the send is repeated.
+      let queued = await queue.enqueue(data);
+      for (let attempt = 1; queued.jobId === null && attempt < 3; attempt += 1)
+        queued = await queue.enqueue(data);
+      if (queued.jobId === null) throw compactionRunning(params.sessionId, 0);
+      const waiting = queued.deduplicated ? await queue.getJob(queued.jobId) : null;
+      const job: CompactionJobView = waiting
+        ? jobView(waiting, params.sessionId)
+        : { job_id: queued.jobId, session_id: params.sessionId, state: 'created', result: null, error: null };
+      return { kind: 'queued', job: { ...job, deduplicated: queued.deduplicated } };
     },
 
     async getJob(params: { tenantId: string; sessionId: string; jobId: string }): Promise<CompactionJobView> {

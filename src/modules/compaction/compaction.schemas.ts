@@ -70,7 +70,10 @@ export const compactionJobSchema = z.object({
   job_id: z.string(),
   session_id: z.string(),
   state: z.enum(['created', 'retry', 'active', 'completed', 'failed', 'cancelled']),
-  deduplicated: z.boolean().optional().describe('a job for this session was already queued'),
+  deduplicated: z
+    .boolean()
+    .optional()
+    .describe('a job for this session was already queued: this is that job (it will see the new turns too)'),
   result: compactResultSchema.nullable().optional(),
   error: z.string().nullable().optional(),
 });

@@ -1,5 +1,6 @@
 // The monthly summarizer budget of a tenant: spend counted from the provider's reported usage,
 // and a cap past which compactions use the extractive summarizer.
+import type { Executor } from '../../db/client.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SummarizerSpendRepository } from './summarizer-spend.repository.js';
 import type { SummarizerUsage } from './core/types.js';
@@ -23,9 +24,9 @@ export function createSummarizerSpendService(deps: { repo: SummarizerSpendReposi
         output: usage.outputTokens,
       });
     },
-    async view(tenantId: string) {
+    async view(tenantId: string, tx?: Executor) {
       const period = spendPeriod(clock.now());
-      const spend = await repo.getSpend({ tenantId, period });
+      const spend = await repo.getSpend({ tenantId, period }, tx);
       return {
         monthly_token_cap: spend.cap,
         period,
@@ -33,9 +34,9 @@ export function createSummarizerSpendService(deps: { repo: SummarizerSpendReposi
         output_tokens: spend.output,
       };
     },
-    async setCap(tenantId: string, cap: number | null) {
-      await repo.setCap({ tenantId, cap });
-      return this.view(tenantId);
+    async setCap(tenantId: string, cap: number | null, tx?: Executor) {
+      await repo.setCap({ tenantId, cap }, tx);
+      return this.view(tenantId, tx);
     },
   };
 }

@@ -31,7 +31,7 @@ export interface ContextCompaction {
     trigger: 'purge' | 'blocked';
     effectiveWindow?: number;
   }): Promise<CompactionRun>;
-  /** The job id, or null when none could be queued (a job of the session already waits: deduplicated). */
+  /** The job id (a job of the session that already waits, when there is one), or null when none could be queued. */
   schedule(params: {
     tenantId: string;
     sessionId: string;

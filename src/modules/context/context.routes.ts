@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ContextReply } from './context.service.js';
 import type { Services } from '../services.js';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';
 import {
   contextBody,
   contextLogEntrySchema,
@@ -55,13 +56,12 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
           tenantId: request.tenantId,
           sessionId: request.params.id,
           request: request.body,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
           encode: encodeContextReply,
         });
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
         // Already encoded (a replay is the stored string): sent as it is, never re-serialized
         // through the documented schema, which would rebuild objects in its own key order.
-        return reply.type('application/json; charset=utf-8').send(result.body as never);
+        return sendIdempotent(reply.type('application/json; charset=utf-8'), result);
       },
     );
 

@@ -94,11 +94,11 @@ export const callerToolSchema = z
 export const MAX_CACHE_BREAKPOINTS = 4;
 
 export const contextBody = z
-  .object({
-    message: z.object({
+  .strictObject({
+    message: z.strictObject({
       content: turnContentSchema,
       source: z
-        .object({
+        .strictObject({
           platform: z.string().min(1).max(64),
           channel_id: z.string().min(1).max(256),
           message_id: z.string().min(1).max(256),
@@ -107,13 +107,13 @@ export const contextBody = z
         .describe('the channel message this turn is (its anchor)'),
       lane_key: z.string().min(1).max(512).optional().describe('lane when there is no source message'),
       author: z
-        .object({ id: z.string().max(256).optional(), name: z.string().max(256).optional() })
+        .strictObject({ id: z.string().max(256).optional(), name: z.string().max(256).optional() })
         .optional(),
       time: z.iso.datetime({ offset: true }).optional(),
     }),
     model: z.string().min(1).max(200).optional(),
     budget: z
-      .object({
+      .strictObject({
         total: positiveInt.max(10_000_000).optional(),
         max_output_tokens: positiveInt.max(1_000_000).optional(),
         max_context_tokens: positiveInt
@@ -123,7 +123,7 @@ export const contextBody = z
       .optional(),
     system: z
       .array(
-        z.object({
+        z.strictObject({
           name: z.string().min(1).max(200),
           text: z.string().max(400_000),
           cacheable: z.boolean().optional(),
@@ -134,7 +134,7 @@ export const contextBody = z
     agent_id: z.string().min(1).max(256).optional(),
     tools: z.array(callerToolSchema).max(500).optional(),
     include: z
-      .object({
+      .strictObject({
         snapshot: z.boolean().optional(),
         thread: z.boolean().optional(),
         memories: z.boolean().optional(),

@@ -5,6 +5,7 @@ import { laneParams } from '../compaction/compaction.schemas.js';
 import { pendingSlotSchema } from './core/pending-slot.js';
 import type { Services } from '../services.js';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';
 
 const TAGS = ['sessions'];
 const pendingSlotReply = z.object({
@@ -38,10 +39,9 @@ export function lanesRoutes(services: Services): FastifyPluginAsyncZod {
           sessionId: request.params.id,
           laneKey: request.params.lane,
           slot: request.body,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
         });
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return result.body;
+        return sendIdempotent(reply, result);
       },
     );
 
@@ -62,10 +62,9 @@ export function lanesRoutes(services: Services): FastifyPluginAsyncZod {
           tenantId: request.tenantId,
           sessionId: request.params.id,
           laneKey: request.params.lane,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
         });
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(204).send(null);
+        return sendIdempotent(reply, { ...result, statusCode: 204, body: null });
       },
     );
   };

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';
 import type { Services } from '../services.js';
 import type { AppDeps } from '../../deps.js';
 import {
@@ -37,9 +38,9 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
         const result = await services.memories.create({
           tenantId: request.tenantId,
           input: request.body,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
         });
-        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
+        return sendIdempotent(reply, result);
       },
     );
 
@@ -100,14 +101,14 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
           response: { 200: z.object({ memory: memorySchema, redactions }) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const result = await services.memories.update({
           tenantId: request.tenantId,
           id: request.params.id,
           patch: request.body,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
         });
-        return result.body;
+        return sendIdempotent(reply, result);
       },
     );
 
@@ -127,10 +128,9 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
         const result = await services.memories.delete({
           tenantId: request.tenantId,
           id: request.params.id,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
         });
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(204).send(null);
+        return sendIdempotent(reply, result);
       },
     );
 

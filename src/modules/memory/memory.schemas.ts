@@ -11,7 +11,7 @@ const metadata = z
     summary_version: z.number().int().nonnegative().optional(),
     updated_at_ms: z.number().int().nonnegative().optional(),
     message_range: z
-      .object({
+      .strictObject({
         from: z.union([z.string(), z.number()]).optional(),
         to: z.union([z.string(), z.number()]).optional(),
       })
@@ -37,7 +37,7 @@ export const memorySchema = z
 export const redactions = z.record(z.string(), z.number()).describe('secrets replaced, by kind');
 
 export const createBody = z
-  .object({
+  .strictObject({
     scope: memoryScopeSchema,
     scope_key: z
       .string()
@@ -69,7 +69,7 @@ export const createReply = z.object({
 });
 
 export const patchBody = z
-  .object({
+  .strictObject({
     text: z.string().optional(),
     type: memoryTypeSchema.optional(),
     metadata: metadata.optional().describe('merged into the stored metadata'),
@@ -80,11 +80,11 @@ export const patchBody = z
 
 export const idParams = z.object({ id: z.uuid() });
 
-export const searchBody = z.object({
+export const searchBody = z.strictObject({
   query: z.string().max(4_000),
   max_results: z.number().int().min(1).max(MAX_MAX_RESULTS).default(DEFAULT_MAX_RESULTS),
   filters: z
-    .object({
+    .strictObject({
       scope: memoryScopeSchema.optional(),
       scope_key: z.string().max(512).optional(),
       types: z.array(memoryTypeSchema).max(memoryTypes.length).optional(),

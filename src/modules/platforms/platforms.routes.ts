@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { replyIdempotent } from '../../http/idempotency/idempotent-reply.js';
 import type { Services } from '../services.js';
 import {
   credentialsBody,
@@ -33,13 +34,11 @@ export function platformsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { tenantId, params, body } = request;
-        const result = await services.idempotency.run(
-          {
-            tenantId,
-            scope: 'platforms.credentials.put',
-            key: request.headers['idempotency-key'],
-            request: { platform: params.platform, body },
-          },
+        return replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'platforms.credentials.put', request: { platform: params.platform, body } },
           async (tx) => {
             const { view, created } = await services.platformCredentials.put(
               {
@@ -53,8 +52,6 @@ export function platformsRoutes(services: Services): FastifyPluginAsyncZod {
             return { statusCode: created ? 201 : 200, body: view };
           },
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
       },
     );
 
@@ -87,20 +84,16 @@ export function platformsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { tenantId, params } = request;
-        const result = await services.idempotency.run(
-          {
-            tenantId,
-            scope: 'platforms.credentials.delete',
-            key: request.headers['idempotency-key'],
-            request: { platform: params.platform },
-          },
+        return replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'platforms.credentials.delete', request: { platform: params.platform } },
           async (tx) => {
             await services.platformCredentials.remove({ tenantId, platform: params.platform }, tx);
             return { statusCode: 204, body: null };
           },
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(204).send(null);
       },
     );
 
@@ -120,13 +113,11 @@ export function platformsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { tenantId, params, body } = request;
-        const result = await services.idempotency.run(
-          {
-            tenantId,
-            scope: 'platforms.users.put',
-            key: request.headers['idempotency-key'],
-            request: { platform: params.platform, body },
-          },
+        return replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'platforms.users.put', request: { platform: params.platform, body } },
           async (tx) => ({
             statusCode: 200,
             body: await services.userDirectory.push(
@@ -144,8 +135,6 @@ export function platformsRoutes(services: Services): FastifyPluginAsyncZod {
             ),
           }),
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return result.body;
       },
     );
 

@@ -8,7 +8,7 @@ export const tokenPlatformParams = z.object({
   platform: z.enum(supportedPlatforms).describe('a platform whose API contextd can call'),
 });
 
-export const credentialsBody = z.object({
+export const credentialsBody = z.strictObject({
   bot_token: z
     .string()
     .min(1)
@@ -38,10 +38,10 @@ export const directoryPlatformParams = z.object({ platform: platformName });
 
 const directoryText = (max: number) => storable(z.string().min(1).max(max));
 
-export const pushUsersBody = z.object({
+export const pushUsersBody = z.strictObject({
   users: z
     .array(
-      z.object({
+      z.strictObject({
         user_id: directoryText(256),
         display_name: directoryText(256),
         real_name: directoryText(256).optional(),

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { replyIdempotentRecorded } from '../../http/idempotency/idempotent-reply.js';
 import { blobView } from './blobs.service.js';
 import type { Services } from '../services.js';
 import { blobSchema } from './blobs.schemas.js';
@@ -44,11 +45,12 @@ export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsy
           sessionId: request.query.session_id,
         };
         // Content-addressed already; the key makes a retry replay the first reply (201, not 200).
-        const result = await services.idempotency.runRecorded<z.infer<typeof blobSchema>>(
+        return replyIdempotentRecorded<z.infer<typeof blobSchema>>(
+          services.idempotency,
+          request,
+          reply,
           {
-            tenantId,
             scope: 'blobs.upload',
-            key: request.headers['idempotency-key'],
             request: { ...upload, sha256: createHash('sha256').update(bytes).digest('hex') },
           },
           async (record) => {
@@ -61,8 +63,6 @@ export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsy
             return out;
           },
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
       },
     );
 

@@ -2,6 +2,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import {
+  idempotencyKeyOf,
+  replyIdempotent,
+  replyIdempotentRecorded,
+  sendIdempotent,
+} from '../../http/idempotency/idempotent-reply.js';
 import { offloadRefIdOf } from './core/offload.js';
 import type { Services } from '../services.js';
 import { manifestView } from './manifest.service.js';
@@ -69,8 +75,11 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { tenantId, body } = request;
         // get-or-create retries its own races, so its reply is recorded after it (not in its writes).
-        const result = await services.idempotency.runRecorded<z.infer<typeof sessionResultSchema>>(
-          { tenantId, scope: 'sessions.create', key: request.headers['idempotency-key'], request: body },
+        return replyIdempotentRecorded<z.infer<typeof sessionResultSchema>>(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'sessions.create', request: body },
           async (record) => {
             const out = await services.sessions.getOrCreate({
               tenantId,
@@ -85,16 +94,14 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
               maxAgeMs: body.max_age_ms,
               metadata: body.metadata,
             });
-            const reply = {
+            const result = {
               statusCode: out.created ? 201 : 200,
               body: { session: sessionView(out.session), created: out.created, reason: out.reason },
             };
-            await record(reply);
-            return reply;
+            await record(result);
+            return result;
           },
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(result.statusCode === 201 ? 201 : 200).send(result.body);
       },
     );
 
@@ -166,8 +173,11 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
           const { tenantId } = request;
           const { id } = request.params;
           // A retried reset with the same key gets the first reply instead of 409 session.ended.
-          const result = await services.idempotency.run(
-            { tenantId, scope: 'sessions.reset', key: request.headers['idempotency-key'], request: { id } },
+          return replyIdempotent(
+            services.idempotency,
+            request,
+            reply,
+            { scope: 'sessions.reset', request: { id } },
             async (tx) => {
               const out = await services.sessions.reset({ tenantId, id }, tx);
               return {
@@ -176,8 +186,6 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
               };
             },
           );
-          if (result.replayed) void reply.header('idempotent-replayed', 'true');
-          return reply.code(201).send(result.body);
         },
       );
     }
@@ -198,15 +206,16 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { tenantId } = request;
         const { id } = request.params;
-        const result = await services.idempotency.run(
-          { tenantId, scope: 'sessions.delete', key: request.headers['idempotency-key'], request: { id } },
+        return replyIdempotent(
+          services.idempotency,
+          request,
+          reply,
+          { scope: 'sessions.delete', request: { id } },
           async (tx) => {
             await services.sessions.remove({ tenantId, id }, tx);
             return { statusCode: 204, body: null };
           },
         );
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply.code(204).send(null);
       },
     );
 
@@ -228,12 +237,10 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
           tenantId: request.tenantId,
           sessionId: request.params.id,
           turns: request.body.turns,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
         });
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return reply
-          .code(201)
-          .send({ session_id: request.params.id, entries: result.entries.map(entrySummary) });
+        const body = { session_id: request.params.id, entries: result.entries.map(entrySummary) };
+        return sendIdempotent(reply, { statusCode: 201, body, replayed: result.replayed });
       },
     );
 

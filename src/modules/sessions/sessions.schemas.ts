@@ -7,7 +7,7 @@ export const keyPart = z.string().min(1).max(256);
 export const sessionIdParams = z.object({ id: z.uuid() });
 
 export const createSessionBody = z
-  .object({
+  .strictObject({
     session_key: z.string().min(1).max(1024).optional().describe('explicit key, e.g. telegram:chat:123'),
     agent_id: keyPart.optional(),
     platform: z
@@ -78,7 +78,8 @@ export const sessionResultSchema = z.object({
 });
 
 // A message's `usage` as the Anthropic SDK returns it: the counts it may leave out are `null` there,
-// read here as not reported (dropped), so the bot can send `message.usage` as it is.
+// read here as not reported (dropped), and the fields it adds beyond the four counts (service_tier,
+// server_tool_use, …) are accepted and dropped, so the bot can send `message.usage` as it is.
 const reportedCount = z.number().int().nonnegative();
 const usageSchema = z
   .object({
@@ -87,6 +88,7 @@ const usageSchema = z
     cache_creation_input_tokens: reportedCount.nullish(),
     cache_read_input_tokens: reportedCount.nullish(),
   })
+  .meta({ 'x-unknown-fields': 'dropped' })
   .transform(({ input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens }) => ({
     input_tokens,
     ...(output_tokens == null ? {} : { output_tokens }),
@@ -94,18 +96,20 @@ const usageSchema = z
     ...(cache_read_input_tokens == null ? {} : { cache_read_input_tokens }),
   }));
 
-const turnSchema = z.object({
+const turnSchema = z.strictObject({
   role: z.enum(['user', 'assistant']),
   content: turnContentSchema,
   lane_key: z.string().min(1).max(1024).optional(),
-  author: z.object({ id: z.string().max(256).optional(), name: z.string().max(256).optional() }).optional(),
+  author: z
+    .strictObject({ id: z.string().max(256).optional(), name: z.string().max(256).optional() })
+    .optional(),
   time: z.iso.datetime({ offset: true }).optional().describe('when the turn happened (group chats)'),
   usage: usageSchema.optional().describe('provider usage of the call that produced this assistant turn'),
   model: z.string().min(1).max(256).optional(),
   source: z.record(z.string(), z.string()).optional().describe('where the turn came from'),
 });
 
-export const appendBody = z.object({ turns: z.array(turnSchema).min(1).max(100) }).meta({
+export const appendBody = z.strictObject({ turns: z.array(turnSchema).min(1).max(100) }).meta({
   examples: [
     {
       turns: [

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { IMAGE_MEDIA_TYPES } from '../../shared/media.js';
 import type { Services } from '../services.js';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
+import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';
 
 const TAGS = ['tools'];
 const toolContentBlock = z.discriminatedUnion('type', [
@@ -53,7 +54,7 @@ export function toolsRoutes(services: Services): FastifyPluginAsyncZod {
             'With Idempotency-Key, a retry with the same input replays the first reply (header `idempotent-replayed: true`); another input under the key is 409 `idempotency.key_reused`.',
           params: z.object({ id: z.uuid(), name: z.string().min(1).max(64) }),
           headers: idempotencyKeyHeaders,
-          body: z.object({ input: z.record(z.string(), z.unknown()).default({}) }),
+          body: z.strictObject({ input: z.record(z.string(), z.unknown()).default({}) }),
           response: {
             200: z.object({ content: z.array(toolContentBlock), is_error: z.boolean() }),
           },
@@ -65,10 +66,9 @@ export function toolsRoutes(services: Services): FastifyPluginAsyncZod {
           sessionId: request.params.id,
           name: request.params.name,
           input: request.body.input,
-          idempotencyKey: request.headers['idempotency-key'],
+          idempotencyKey: idempotencyKeyOf(request),
         });
-        if (result.replayed) void reply.header('idempotent-replayed', 'true');
-        return result.body;
+        return sendIdempotent(reply, result);
       },
     );
   };

@@ -15,7 +15,7 @@ export const storable = (schema: z.ZodString) =>
 const id = storable(z.string().min(1).max(256));
 const isoTime = z.iso.datetime({ offset: true });
 
-export const mediaRefSchema = z.object({
+export const mediaRefSchema = z.strictObject({
   artifact_id: z.string().max(256).optional(),
   url: z.string().max(4096).optional(),
   media_type: z.string().max(256).optional(),
@@ -27,7 +27,7 @@ export const mediaRefSchema = z.object({
   caption: z.string().max(4096).optional(),
 });
 
-export const authorSchema = z.object({
+export const authorSchema = z.strictObject({
   id: id,
   name: storable(z.string().max(256)).optional(),
   is_bot: z.boolean().optional(),
@@ -42,7 +42,10 @@ const base = {
   ts: isoTime,
   /** Optional channel facts, kept on the channels row. */
   channel: z
-    .object({ name: z.string().max(256).optional(), kind: z.enum(['dm', 'group', 'channel']).optional() })
+    .strictObject({
+      name: z.string().max(256).optional(),
+      kind: z.enum(['dm', 'group', 'channel']).optional(),
+    })
     .optional(),
 };
 
@@ -53,7 +56,7 @@ const placement = {
   reply_to_id: id.nullish(),
 };
 
-export const messageCreatedSchema = z.object({
+export const messageCreatedSchema = z.strictObject({
   type: z.literal('message.created'),
   ...base,
   ...placement,
@@ -69,7 +72,7 @@ export const messageCreatedSchema = z.object({
   is_copy: z.boolean().optional(),
 });
 
-export const messageEditedSchema = z.object({
+export const messageEditedSchema = z.strictObject({
   type: z.literal('message.edited'),
   ...base,
   ...placement,
@@ -80,7 +83,7 @@ export const messageEditedSchema = z.object({
   media: z.array(mediaRefSchema).max(100).optional(),
 });
 
-export const messageDeletedSchema = z.object({
+export const messageDeletedSchema = z.strictObject({
   type: z.literal('message.deleted'),
   ...base,
   message_ts: isoTime.optional(),
@@ -100,8 +103,11 @@ const reactionFields = {
   user_id: id.optional(),
 };
 
-export const reactionAddedSchema = z.object({ type: z.literal('reaction.added'), ...reactionFields });
-export const reactionRemovedSchema = z.object({ type: z.literal('reaction.removed'), ...reactionFields });
+export const reactionAddedSchema = z.strictObject({ type: z.literal('reaction.added'), ...reactionFields });
+export const reactionRemovedSchema = z.strictObject({
+  type: z.literal('reaction.removed'),
+  ...reactionFields,
+});
 
 export const channelEventSchema = z.discriminatedUnion('type', [
   messageCreatedSchema,
@@ -113,7 +119,7 @@ export const channelEventSchema = z.discriminatedUnion('type', [
 
 export const MAX_EVENTS_PER_BATCH = 500;
 export const eventBatchSchema = z
-  .object({
+  .strictObject({
     events: z.array(channelEventSchema).min(1).max(MAX_EVENTS_PER_BATCH),
   })
   .meta({
