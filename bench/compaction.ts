@@ -6,8 +6,9 @@
 //    each question is the next user turn (dry run) at budget.max_context_tokens B. Three ways:
 //    the recency baseline (latest turns that fit), truncation only (no compaction ever ran: the
 //    payload drops the oldest turns), and compaction on (turns appended in batches of 20, each
-//    followed by the compaction the background job would run). Evidence recall and answer
-//    presence, categories 1–4.
+//    followed by the compaction the background job would run). Evidence recall, strict answer
+//    presence (the normalized answer string) and AP (item-wise, bench/lib/answer-presence.ts),
+//    categories 1–4.
 // 2. A 500-turn bot loop (context call, then the assistant's answer), with and without
 //    compaction: tokens sent per turn, and the share of each payload's messages that repeat the
 //    previous payload's (cache-prefix reuse) between compactions.
@@ -18,15 +19,8 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { closeDeps, createDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
-import {
-  isoDateForm,
-  normalize,
-  parseEvidence,
-  payloadStrings,
-  turnsOf,
-  turnText,
-  type Sample,
-} from './lib/locomo.js';
+import { answerPresence } from './lib/answer-presence.js';
+import { normalize, parseEvidence, payloadStrings, turnsOf, turnText, type Sample } from './lib/locomo.js';
 
 const BUDGETS = [1000, 1764, 4000, 8000] as const;
 
@@ -38,9 +32,6 @@ const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b,
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)] ?? 0;
-/** Every text the model reads, joined (text blocks and strings inside labelled data blocks). */
-const payloadText = (payload: { messages: { content: unknown }[] }, skip: string) =>
-  payloadStrings(payload, skip).join('\n');
 
 async function main() {
   const data = arg('data') ?? '../shared/data/locomo/locomo-dev.json';
@@ -89,18 +80,17 @@ async function main() {
     console.log(`LoCoMo data not found at ${data}; skipping E2 (see ../shared/data/locomo/README.md).`);
   } else {
     const samples = JSON.parse(readFileSync(data, 'utf8')) as Sample[];
-    type Cell = { recall: number[]; presence: number[]; dated: number[] };
+    type Cell = { recall: number[]; presence: number[]; ap: number[] };
     type Cells = Record<'recency' | 'truncation' | 'compaction', Cell>;
-    // The most any payload can reach: the whole conversation's text (no budget), with and without
-    // each turn's day written beside it.
-    const ceiling = { plain: [] as number[], dated: [] as number[] };
+    // What the whole conversation's text (no budget) holds, without and with each turn's day.
+    const ceiling = { plain: [] as number[], ap: [] as number[] };
     const cells: Record<number, Cells> = Object.fromEntries(
       BUDGETS.map((b) => [
         b,
         {
-          recency: { recall: [], presence: [], dated: [] },
-          truncation: { recall: [], presence: [], dated: [] },
-          compaction: { recall: [], presence: [], dated: [] },
+          recency: { recall: [], presence: [], ap: [] },
+          truncation: { recall: [], presence: [], ap: [] },
+          compaction: { recall: [], presence: [], ap: [] },
         },
       ]),
     );
@@ -132,18 +122,13 @@ async function main() {
       for (const q of qa) {
         const evidence = parseEvidence(q.evidence).filter((id) => byId.has(id));
         if (evidence.length === 0) continue;
-        const answer = normalize(String(q.answer ?? ''));
-        const answerDate = isoDateForm(String(q.answer ?? ''));
+        const rawAnswer = String(q.answer ?? '');
+        const answer = normalize(rawAnswer);
         if (answer) {
           const whole = turns.map(({ turn }) => turnText(turn)).join('\n');
-          const wholeDated = turns
-            .map(({ turn, at }) => `${at.toISOString().slice(0, 10)} ${turnText(turn)}`)
-            .join('\n');
           ceiling.plain.push(normalize(whole).includes(answer) ? 1 : 0);
-          const datedText = normalize(wholeDated);
-          ceiling.dated.push(
-            datedText.includes(answer) || (answerDate !== null && datedText.includes(answerDate)) ? 1 : 0,
-          );
+          const dated = turns.map(({ turn, at }) => `${at.toISOString().slice(0, 10)} ${turnText(turn)}`);
+          ceiling.ap.push(answerPresence(rawAnswer, dated) ?? 0);
         }
         for (const budget of BUDGETS) {
           const recent: string[] = [];
@@ -155,16 +140,14 @@ async function main() {
             used += tokens;
             recent.push(text);
           }
-          const recencyText = recent.join('\n');
-          const score = (text: string, cell: Cell) => {
+          const score = (units: string[], cell: Cell) => {
+            const text = units.join('\n');
             cell.recall.push(evidence.filter((id) => text.includes(byId.get(id)!)).length / evidence.length);
             if (!answer) return;
-            const normalized = normalize(text);
-            const present = normalized.includes(answer);
-            cell.presence.push(present ? 1 : 0);
-            cell.dated.push(present || (answerDate !== null && normalized.includes(answerDate)) ? 1 : 0);
+            cell.presence.push(normalize(text).includes(answer) ? 1 : 0);
+            cell.ap.push(answerPresence(rawAnswer, units) ?? 0);
           };
-          score(recencyText, cells[budget]!.recency);
+          score(recent, cells[budget]!.recency);
           for (const [way, sessionId] of [
             ['truncation', plain],
             ['compaction', compacted],
@@ -174,29 +157,27 @@ async function main() {
               budget: { max_context_tokens: budget },
               dry_run: true,
             });
-            score(payloadText(reply.payload, q.question), cells[budget]![way]);
+            score(payloadStrings(reply.payload, q.question), cells[budget]![way]);
           }
         }
       }
     }
-    console.log(
-      '\nLoCoMo E2, categories 1–4 — evidence recall / answer presence / answer presence, dates as days',
-    );
+    console.log('\nLoCoMo E2, categories 1–4 — evidence recall / strict answer presence / AP (item-wise)');
     console.log(
       'budget | recency                | truncation only        | compaction on          | Δ presence (compaction − truncation)',
     );
     const fmt = (x: Cell) =>
-      `${pct(mean(x.recall)).padStart(6)} / ${pct(mean(x.presence)).padStart(6)} / ${pct(mean(x.dated)).padStart(6)}`;
+      `${pct(mean(x.recall)).padStart(6)} / ${pct(mean(x.presence)).padStart(6)} / ${pct(mean(x.ap)).padStart(6)}`;
     for (const b of BUDGETS) {
       const c = cells[b]!;
-      const delta = (k: 'presence' | 'dated') =>
+      const delta = (k: 'presence' | 'ap') =>
         ((mean(c.compaction[k]) - mean(c.truncation[k])) * 100).toFixed(1);
       console.log(
-        `${String(b).padStart(6)} | ${fmt(c.recency)} | ${fmt(c.truncation)} | ${fmt(c.compaction)} | ${delta('presence')} / ${delta('dated')} points (n=${c.truncation.recall.length})`,
+        `${String(b).padStart(6)} | ${fmt(c.recency)} | ${fmt(c.truncation)} | ${fmt(c.compaction)} | ${delta('presence')} / ${delta('ap')} points (n=${c.truncation.recall.length})`,
       );
     }
     console.log(
-      `ceiling (the whole conversation in the payload): answer presence ${pct(mean(ceiling.plain))}, with each turn's day ${pct(mean(ceiling.dated))} (n=${ceiling.plain.length})`,
+      `the whole conversation in the payload: strict answer presence ${pct(mean(ceiling.plain))}, AP with each turn's day ${pct(mean(ceiling.ap))} (n=${ceiling.plain.length})`,
     );
   }
 

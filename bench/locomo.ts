@@ -7,8 +7,9 @@
 // E1 (channel): each conversation is one channel, every turn a message.created event; each question
 // is a new message of a session in that channel (dry run) with budget.max_context_tokens = B.
 // E2 (session): each conversation is one session transcript (speaker_a user, speaker_b assistant);
-// each question is the next user turn (dry run). Compaction has not shipped, so E2 runs with the
-// truncation fallback plus retrieval of transcript chunks. Embedded PGlite in memory.
+// each question is the next user turn (dry run). Embedded PGlite in memory.
+// Beside evidence recall: answer presence (AP, bench/lib/answer-presence.ts), item-wise, of the
+// payload and of the recency baseline (its lines and their days).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
@@ -18,13 +19,13 @@ import { createDeps, closeDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import {
   CATEGORY_NAMES,
-  normalize,
   parseEvidence,
   payloadStrings,
   turnsOf,
   turnText,
   type Sample,
 } from './lib/locomo.js';
+import { answerPresence } from './lib/answer-presence.js';
 import { bm25Pack, createBm25 } from './lib/bm25.js';
 
 const BUDGETS = [1000, 1764, 4000, 8000] as const;
@@ -63,9 +64,19 @@ type Cell = {
   bm25: number[];
   tokens: number[];
   service: number[];
+  /** Answer presence (bench/lib/answer-presence.ts) of contextd's payload and of the recency baseline. */
   presence: number[];
+  baselinePresence: number[];
 };
-const emptyCell = (): Cell => ({ recall: [], baseline: [], bm25: [], tokens: [], service: [], presence: [] });
+const emptyCell = (): Cell => ({
+  recall: [],
+  baseline: [],
+  bm25: [],
+  tokens: [],
+  service: [],
+  presence: [],
+  baselinePresence: [],
+});
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -158,19 +169,28 @@ async function main() {
         continue;
       }
       questions += 1;
-      const answer = normalize(String(q.answer ?? q.adversarial_answer ?? ''));
+      const answer = String(q.answer ?? q.adversarial_answer ?? '');
       const ranked = bm25(q.question, turns.length);
       for (const budget of BUDGETS) {
         // Baseline: the most recent turns whose full text fits the budget (reference tokenizer).
         const recent = new Set<string>();
         let used = 0;
         for (let i = turns.length - 1; i >= 0; i -= 1) {
-          const tokens = countTokens(`${turns[i]!.turn.speaker}: ${byId.get(turns[i]!.turn.dia_id)!}`);
+          const tokens = countTokens(lineOf.get(turns[i]!.turn.dia_id)!);
           if (used + tokens > budget) break;
           used += tokens;
           recent.add(turns[i]!.turn.dia_id);
         }
         const baseline = evidence.filter((id) => recent.has(id)).length / evidence.length;
+        // The recency baseline's payload, dated as contextd dates retrieved rows (its day).
+        const baselinePresence = answerPresence(answer, [
+          ...[...recent].map((id) => lineOf.get(id)!),
+          ...new Set(
+            turns
+              .filter(({ turn }) => recent.has(turn.dia_id))
+              .map(({ at }) => at.toISOString().slice(0, 10)),
+          ),
+        ]);
         const packed = bm25Pack(ranked, (id) => lineTokens.get(id)!, budget);
         const bm25Recall = evidence.filter((id) => packed.has(id)).length / evidence.length;
 
@@ -200,7 +220,9 @@ async function main() {
           cell.bm25.push(bm25Recall);
           cell.tokens.push(referenceTokens(body.payload, q.question));
           cell.service.push(body.budget.added);
-          if (answer) cell.presence.push(strings.some((s) => normalize(s).includes(answer)) ? 1 : 0);
+          const presence = answerPresence(answer, strings);
+          if (presence !== null) cell.presence.push(presence);
+          if (baselinePresence !== null) cell.baselinePresence.push(baselinePresence);
         }
       }
     }
@@ -215,8 +237,7 @@ async function main() {
       `\n${e.toUpperCase()} — evidence recall (categories 1–4) vs plain BM25 packing and recency, by budget`,
     );
     console.log(
-      'budget | recall | BM25 packing | recency | ref tokens (mean) | service added (mean)' +
-        (e === 'e2' ? ' | answer presence' : ''),
+      'budget | recall | BM25 packing | recency | ref tokens (mean) | service added (mean) | AP | recency AP',
     );
     const table: Record<string, unknown> = {};
     for (const b of BUDGETS) {
@@ -226,7 +247,8 @@ async function main() {
         bm25: headline(e, b, 'bm25'),
         tokens: headline(e, b, 'tokens'),
         service_tokens: headline(e, b, 'service'),
-        ...(e === 'e2' ? { answer_presence: headline(e, b, 'presence') } : {}),
+        answer_presence: headline(e, b, 'presence'),
+        recency_answer_presence: headline(e, b, 'baselinePresence'),
         per_category: Object.fromEntries(
           CATEGORIES.map((c) => [
             CATEGORY_NAMES[c],
@@ -242,7 +264,7 @@ async function main() {
       table[String(b)] = row;
       console.log(
         `${String(b).padStart(6)} | ${pct(row.recall).padStart(6)} | ${pct(row.bm25).padStart(12)} | ${pct(row.baseline).padStart(7)} | ${row.tokens.toFixed(0).padStart(17)} | ${row.service_tokens.toFixed(0).padStart(20)}` +
-          (e === 'e2' ? ` | ${pct(row.answer_presence ?? 0).padStart(15)}` : ''),
+          ` | ${pct(row.answer_presence).padStart(5)} | ${pct(row.recency_answer_presence).padStart(10)}`,
       );
     }
     console.log('per category: recall / BM25 packing / recency');

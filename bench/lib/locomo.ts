@@ -120,16 +120,50 @@ export function payloadStrings(payload: { messages: { content: unknown }[] }, sk
   return out;
 }
 
+/** One merged turn of a conversation driven as a DM: consecutive lines of one speaker in a session. */
+export interface DialogTurn {
+  role: 'user' | 'assistant';
+  text: string;
+  /** The dia_ids merged into it, in order. */
+  ids: string[];
+  /** LoCoMo session number. */
+  session: number;
+  at: Date;
+}
+
 /**
- * An answer that is a date ("7 May 2023", "May 2023") in the ISO form a payload writes days in
- * ("2023-05-07", "2023-05"), normalized; null when the answer is not just a date.
+ * The conversation as a bot lives it: speaker_a is the user, speaker_b the assistant; consecutive
+ * lines of one speaker within a session are one turn (lines joined by newlines); turns are `gapMs`
+ * apart from the session's own start time, so sessions stay days apart.
  */
-export function isoDateForm(answer: string): string | null {
-  const a = normalize(answer);
-  const day = /^(\d{1,2}) (\w+) (\d{4})$/.exec(a);
-  const month = /^(\w+) (\d{4})$/.exec(a);
-  const m = day ? MONTHS.indexOf(day[2]!) : month ? MONTHS.indexOf(month[1]!) : -1;
-  if (m < 0) return null;
-  const mm = String(m + 1).padStart(2, '0');
-  return normalize(day ? `${day[3]}-${mm}-${day[1]!.padStart(2, '0')}` : `${month![2]}-${mm}`);
+export function dialogOf(sample: Sample, gapMs = 60_000): DialogTurn[] {
+  const speakerA = String(sample.conversation.speaker_a);
+  const out: DialogTurn[] = [];
+  let sessionStart = 0;
+  let index = 0;
+  let session = -1;
+  for (const { turn } of turnsOf(sample)) {
+    const n = Number(/^D(\d+):/.exec(turn.dia_id)?.[1] ?? 0);
+    if (n !== session) {
+      session = n;
+      sessionStart = parseSessionTime(String(sample.conversation[`session_${n}_date_time`])).getTime();
+      index = 0;
+    }
+    const role = turn.speaker === speakerA ? 'user' : 'assistant';
+    const last = out.at(-1);
+    if (last && last.role === role && last.session === session) {
+      last.text += `\n${turnText(turn)}`;
+      last.ids.push(turn.dia_id);
+      continue;
+    }
+    out.push({
+      role,
+      text: turnText(turn),
+      ids: [turn.dia_id],
+      session,
+      at: new Date(sessionStart + index * gapMs),
+    });
+    index += 1;
+  }
+  return out;
 }
