@@ -1,10 +1,22 @@
 // Tests: unit tests of pure logic and integration tests through app.inject against a real
 // database (PGlite by default; PostgreSQL and Redis when TEST_DATABASE_URL / TEST_REDIS_URL are set).
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // The workspace's @contextd/client resolves to its TypeScript source, not its build (client/dist).
-  ssr: { resolve: { conditions: ['@contextd/source', 'module', 'node', 'development|production'] } },
+  resolve: {
+    alias: [
+      {
+        find: /^@contextd\/client$/,
+        replacement: fileURLToPath(new URL('client/src/index.ts', import.meta.url)),
+      },
+      {
+        find: /^@contextd\/client\/ai-sdk$/,
+        replacement: fileURLToPath(new URL('client/src/ai-sdk.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],

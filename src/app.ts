@@ -12,6 +12,7 @@ import { frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerJsonBodyParser } from './http/json-body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { metricsRoutes, registerMetrics } from './http/metrics.js';
+import { registerTracing } from './telemetry/tracing.js';
 import { apiTags, documentComponents, documentRoute } from './http/openapi-transform.js';
 import { registerRetentionJob } from './modules/retention/retention.job.js';
 import { healthRoutes, type Lifecycle } from './http/health.routes.js';
@@ -90,6 +91,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.decorate('deps', deps);
   app.decorate('lifecycle', lifecycle);
 
+  // First of the request hooks: every later one (auth, rate limit) runs inside the request's span.
+  registerTracing(app, deps.config);
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   registerMetrics(app, deps.metrics);

@@ -85,6 +85,37 @@ const cidrList = optionalString.transform((v, ctx): string[] => {
   return entries;
 });
 
+/** OTLP over HTTP only: http/protobuf (the specification's default) or http/json. */
+const otlpProtocol = z
+  .enum(['http/protobuf', 'http/json'], {
+    error: (i) =>
+      `unsupported protocol "${String(i.input)}": expected http/protobuf or http/json (grpc is not built in)`,
+  })
+  .optional();
+
+/** The W3C-baggage-like `key=value,key=value` list of OTEL_EXPORTER_OTLP_HEADERS (values URL-encoded). */
+const otlpHeaders = optionalString.pipe(
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const headers: Record<string, string> = {};
+      for (const pair of v ? v.split(',') : []) {
+        const idx = pair.indexOf('=');
+        const key = pair.slice(0, idx).trim();
+        if (idx <= 0 || !key) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected key=value pairs separated by commas, got "${pair}"`,
+          });
+          return z.NEVER;
+        }
+        headers[key] = decodeURIComponent(pair.slice(idx + 1).trim());
+      }
+      return headers;
+    }),
+);
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('0.0.0.0'),
@@ -216,6 +247,29 @@ export const configSchema = z.object({
     .default('true')
     .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** OpenTelemetry (the standard variables): `true` turns tracing off whatever else is set. */
+  OTEL_SDK_DISABLED: z
+    .enum(['true', 'false', ''])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** `otlp` or `none`; unset: `otlp` when an OTLP endpoint is set, else tracing is off. */
+  OTEL_TRACES_EXPORTER: optionalString.pipe(
+    z
+      .enum(['otlp', 'none'], {
+        error: (i) => `unsupported exporter "${String(i.input)}": expected otlp or none`,
+      })
+      .optional(),
+  ),
+  /** Base URL of an OTLP/HTTP receiver; spans go to {base}/v1/traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url().optional()),
+  /** The traces URL itself (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.pipe(z.url().optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: optionalString.pipe(otlpProtocol),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: optionalString.pipe(otlpProtocol),
+  /** `key=value,key=value` headers sent with every export (an API key of the backend). */
+  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: otlpHeaders,
+  OTEL_SERVICE_NAME: z.string().min(1).default('contextd'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,6 +2,7 @@
 // once), each lane over target is planned (clear → summarize → truncate), summarized with no
 // transaction open, and committed in one short transaction that compares-and-sets the lane's
 // version — so a holder whose lease expired meanwhile commits nothing (docs/compaction.md).
+import { traced } from '../../telemetry/traced.js';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import type { LockManager } from '../../coord/lock.js';
@@ -258,7 +259,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     };
   }
 
-  return {
+  const service = {
     /**
      * 404 for an unknown (or another tenant's) session. Whether a compaction of it runs now is the
      * lock's answer (a crashed holder's marker row does not count); its age comes from the marker.
@@ -397,6 +398,13 @@ export function createCompactionService(deps: CompactionServiceDeps) {
         );
       }
     },
+  };
+  return {
+    ...service,
+    compact: (params: CompactParams) =>
+      traced('compaction', () => service.compact(params), {
+        attributes: { 'contextd.trigger': params.trigger },
+      }),
   };
 }
 

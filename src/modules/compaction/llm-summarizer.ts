@@ -3,6 +3,7 @@
 // one stage at a time (each stage updates the summary the previous one produced). Any failure —
 // no client, the tenant's cap, a timeout, an overloaded or failing API, output without the five
 // sections — falls back to the extractive summarizer, and the result says why.
+import { SpanKind, traced } from '../../telemetry/traced.js';
 import Anthropic from '@anthropic-ai/sdk';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import type { SummarizerSpend } from './summarizer-spend.service.js';
@@ -96,17 +97,22 @@ export function createLlmSummarizer(deps: LlmSummarizerDeps): Summarizer {
       let running = request.previousSummary ?? '';
       try {
         for (const [index, chunk] of chunks.entries()) {
-          const message = await client.messages.create({
-            model: deps.model,
-            max_tokens: maxOutput,
-            system: INSTRUCTIONS,
-            messages: [
-              {
-                role: 'user',
-                content: `<current_summary>\n${running || '(empty)'}\n</current_summary>\n\n<transcript lane="${request.laneKey}" part="${index + 1}/${chunks.length}">\n${chunk}\n</transcript>`,
-              },
-            ],
-          });
+          const message = await traced(
+            'summarizer.call',
+            () =>
+              client.messages.create({
+                model: deps.model,
+                max_tokens: maxOutput,
+                system: INSTRUCTIONS,
+                messages: [
+                  {
+                    role: 'user',
+                    content: `<current_summary>\n${running || '(empty)'}\n</current_summary>\n\n<transcript lane="${request.laneKey}" part="${index + 1}/${chunks.length}">\n${chunk}\n</transcript>`,
+                  },
+                ],
+              }),
+            { kind: SpanKind.CLIENT, attributes: { 'gen_ai.request.model': deps.model } },
+          );
           calls += 1;
           const spent = {
             inputTokens:

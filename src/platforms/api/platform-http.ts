@@ -2,6 +2,7 @@
 // resolved address), follow redirects by hand to allowed hosts only, stop at a deadline, read at
 // most a byte limit (streamed: a 2 GB file is refused, never buffered), 429 → a typed error with
 // the delay. Built on node:http so the DNS lookup of each connection is ours.
+import { SpanKind, traced } from '../../telemetry/traced.js';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -184,7 +185,16 @@ export function createPlatformHttp(options: {
     });
   }
 
-  return { send };
+  return {
+    send: (request) =>
+      traced('platform.call', () => send(request), {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': request.method ?? 'GET',
+          'server.address': new URL(request.url).host,
+        },
+      }),
+  };
 }
 
 const header = (res: IncomingMessage, name: string) => {
