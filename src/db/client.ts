@@ -124,6 +124,48 @@ async function retryConnectionLoss<T>(attempt: () => Promise<T>, safe: () => boo
   }
 }
 
+/** Retries of a transaction (or a statement outside one) the server rolled back for a conflict. */
+const CONFLICT_RETRIES = 3;
+const CONFLICT_PAUSE_MS = 20;
+
+/**
+ * Runs `attempt` again (at most CONFLICT_RETRIES times) while the server rolls it back for a
+ * deadlock or a serialization failure: nothing of it was applied, and the transaction it met has
+ * usually finished by the next try. The pause doubles and is jittered, so two transactions that
+ * deadlocked do not meet again in step. Past the retries the error goes on (503
+ * storage.write_conflict).
+ */
+async function retryWriteConflicts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let retry = 0; ; retry += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (retry >= CONFLICT_RETRIES || databaseFailure(error) !== 'write_conflict') throw error;
+      await new Promise((resolve) =>
+        setTimeout(resolve, CONFLICT_PAUSE_MS * 2 ** retry * (0.5 + Math.random())),
+      );
+    }
+  }
+}
+
+/**
+ * The database with its top-level transactions retried on a write conflict: `transaction(fn)` runs
+ * `fn` again in a new transaction, so a callback writes only through its transaction (what it
+ * computes besides is computed again). Savepoints (`tx.transaction`) are not retried: the
+ * conflict aborts the whole transaction, which is retried from its start.
+ */
+function retryingTransactions(db: Db): Db {
+  return new Proxy(db, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (key !== 'transaction') return value;
+      const transaction = value as Db['transaction'];
+      return ((fn, config) =>
+        retryWriteConflicts(() => transaction.call(target, fn, config))) as Db['transaction'];
+    },
+  });
+}
+
 /**
  * One statement under a deadline: awaited (drizzle awaits `unsafe(…)` or `unsafe(…).values()`),
  * it runs, rejects with DatabaseTimeoutError past the deadline, and — a read outside a
@@ -155,8 +197,11 @@ function statement(
       );
     });
   };
+  // Outside a transaction a statement is its own transaction: rolled back for a conflict, it runs again.
   const settle = () =>
-    (result ??= scope.retryReads && scope.readOnly ? retryConnectionLoss(attempt, () => true) : attempt());
+    (result ??= scope.retryReads
+      ? retryWriteConflicts(() => (scope.readOnly ? retryConnectionLoss(attempt, () => true) : attempt()))
+      : attempt());
   const pending = {
     values() {
       valuesMode = true;
@@ -256,7 +301,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       onStatement: options.onStatement,
     });
-    const db = drizzlePostgres({ client, schema }) as unknown as Db;
+    const db = retryingTransactions(drizzlePostgres({ client, schema }) as unknown as Db);
     const genericSql =
       options.prepare !== false && options.genericPlans !== false
         ? postgres(options.databaseUrl, {
@@ -294,7 +339,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     extensions: { btree_gin },
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
-  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+  const db = retryingTransactions(drizzlePglite({ client: pglite, schema }) as unknown as Db);
   return { kind: 'pglite', db, pglite, close: () => pglite.close() };
 }
 

@@ -49,6 +49,11 @@ function zodDetails(error: ZodError) {
 const STORAGE_FAILURES = {
   timeout: { code: 'storage.timeout', message: 'the database did not answer in time; retry' },
   connection_lost: { code: 'storage.unavailable', message: 'the database is unavailable; retry' },
+  write_conflict: {
+    code: 'storage.write_conflict',
+    message:
+      'the write kept meeting concurrent writes (a deadlock or serialization failure) and was rolled back; nothing was stored; retry',
+  },
   not_committed: {
     code: 'storage.not_committed',
     message: 'the database rolled the write back instead of committing it; nothing was stored; retry',

@@ -80,13 +80,24 @@ const CONNECTION_LOSS = new Set([
  */
 export const NOT_COMMITTED = 'COMMIT_NOT_COMMITTED';
 
+/**
+ * SQLSTATEs of a transaction the server rolled back because of concurrent ones: a deadlock (it
+ * picked this one to break the cycle) or a serialization failure. Nothing of it was applied, so it
+ * can run again (src/db/client.ts does, a bounded number of times).
+ */
+export const DEADLOCK_DETECTED = '40P01';
+export const SERIALIZATION_FAILURE = '40001';
+
 /** Why the database could not serve a statement, if that is what `error` (or its cause) says. */
-export function databaseFailure(error: unknown): 'timeout' | 'connection_lost' | 'not_committed' | undefined {
+export function databaseFailure(
+  error: unknown,
+): 'timeout' | 'connection_lost' | 'not_committed' | 'write_conflict' | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth += 1) {
     if (current instanceof DatabaseTimeoutError) return 'timeout';
     const code = (current as { code?: unknown }).code;
     if (code === NOT_COMMITTED) return 'not_committed';
+    if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) return 'write_conflict';
     if (typeof code === 'string' && (CONNECTION_LOSS.has(code) || code.startsWith('08'))) {
       return 'connection_lost';
     }
