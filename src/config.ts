@@ -34,6 +34,25 @@ const apiKeyPairs = optionalString.pipe(
     }),
 );
 
+/** `host:port,host:port` (Redis Cluster seed nodes, Sentinels): at least one, each with a port. */
+const hostPortList = optionalString.transform((v, ctx): { host: string; port: number }[] | undefined => {
+  if (v === undefined) return undefined;
+  const nodes: { host: string; port: number }[] = [];
+  for (const part of v.split(',')) {
+    const match = /^\s*\[?([^\]\s]+?)\]?:(\d{1,5})\s*$/.exec(part);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65_535) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected host:port entries separated by commas, got "${part}"`,
+      });
+      return z.NEVER;
+    }
+    nodes.push({ host: match[1]!, port });
+  }
+  return nodes;
+});
+
 /** An address or CIDR (`10.0.0.0/8`, `fd00::/8`) or one of proxy-addr's names (loopback, linklocal, uniquelocal). */
 const isTrustedProxy = (entry: string) => {
   if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
@@ -157,7 +176,19 @@ export const configSchema = z.object({
    */
   SHUTDOWN_DRAIN_MS: int(5_000),
   DATA_DIR: z.string().default('./data'),
+  /** One Redis server (or a proxy in front of many). At most one of REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS. */
   REDIS_URL: optionalString.pipe(z.url().optional()),
+  /** Redis Cluster: seed nodes `host:port,…` (the rest are discovered). */
+  REDIS_CLUSTER_NODES: hostPortList,
+  /** Redis Sentinel: the sentinels `host:port,…`; the master is REDIS_SENTINEL_NAME. */
+  REDIS_SENTINELS: hostPortList,
+  REDIS_SENTINEL_NAME: optionalString,
+  /** Password of the Redis Cluster nodes or of the Sentinel-managed master (REDIS_URL carries its own). */
+  REDIS_PASSWORD: optionalString,
+  /** Password of the sentinels themselves, when they require one. */
+  REDIS_SENTINEL_PASSWORD: optionalString,
+  /** A Redis command unanswered this long fails (the caller falls back as if Redis were down). */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
   API_KEYS: apiKeyPairs,
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
@@ -308,6 +339,20 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }
     config.DATABASE_PREPARED_STATEMENTS = false;
     config.DATABASE_GENERIC_PLANS = false;
+  }
+  const redisModes = (['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const).filter(
+    (name) => config[name] !== undefined,
+  );
+  if (redisModes.length > 1) {
+    throw new ConfigError([
+      { variable: redisModes[1]!, message: `set only one of ${redisModes.join(', ')}` },
+    ]);
+  }
+  if (Boolean(config.REDIS_SENTINELS) !== Boolean(config.REDIS_SENTINEL_NAME)) {
+    const missing = config.REDIS_SENTINELS ? 'REDIS_SENTINEL_NAME' : 'REDIS_SENTINELS';
+    throw new ConfigError([
+      { variable: missing, message: 'REDIS_SENTINELS and REDIS_SENTINEL_NAME go together' },
+    ]);
   }
   if (config.HARD_BLOCK < config.COMPACT_TRIGGER) {
     throw new ConfigError([{ variable: 'HARD_BLOCK', message: 'must be at least COMPACT_TRIGGER' }]);

@@ -1,7 +1,6 @@
 // The composition root's raw materials: configuration, storage, coordination, clock and ids.
 // `createDeps` opens them for the server; tests build the same object around their own database.
 import type Anthropic from '@anthropic-ai/sdk';
-import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { systemClock, uuidV7Ids, type Clock, type IdGenerator } from './shared/clock.js';
 import type { Config } from './config.js';
@@ -9,6 +8,7 @@ import { createFallbackLockManager } from './coord/fallback-lock.js';
 import type { LockManager } from './coord/lock.js';
 import { createMemoryLockManager } from './coord/memory-lock.js';
 import { createPgLockManager } from './coord/pg-lock.js';
+import { redisFromConfig, waitForRedis, type RedisClient } from './coord/redis-client.js';
 import { createRedisLockManager } from './coord/redis-lock.js';
 import { openDatabase, type Database, type DatabaseOptions } from './db/client.js';
 import { holdDataDir, type DataDirLock } from './db/data-dir-lock.js';
@@ -21,7 +21,7 @@ export interface AppDeps {
   config: Config;
   database: Database;
   /** Null in embedded mode; present but possibly unreachable otherwise. */
-  redis: Redis | null;
+  redis: RedisClient | null;
   locks: LockManager;
   clock: Clock;
   ids: IdGenerator;
@@ -43,31 +43,7 @@ export interface AppDeps {
   dataDirLock?: DataDirLock;
 }
 
-export function connectRedis(url: string): Redis {
-  return new Redis(url, {
-    // Fail fast when Redis is down so callers can fall back instead of queueing forever.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    lazyConnect: false,
-  });
-}
-
-/** Waits until Redis is ready, at most timeoutMs; false means "start degraded". */
-export function waitForRedis(redis: Redis, timeoutMs = 3_000): Promise<boolean> {
-  if (redis.status === 'ready') return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      redis.off('ready', onReady);
-      resolve(false);
-    }, timeoutMs);
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    redis.once('ready', onReady);
-  });
-}
+export { connectRedis, waitForRedis } from './coord/redis-client.js';
 
 const pgLockOptions = (database: Database & { kind: 'postgres' }) => ({
   timeoutMs: database.statementTimeoutMs,
@@ -75,7 +51,7 @@ const pgLockOptions = (database: Database & { kind: 'postgres' }) => ({
 
 export function createLocks(
   database: Database,
-  redis: Redis | null,
+  redis: RedisClient | null,
   metrics: Metrics,
   redisPrefix: string,
   log?: Pick<FastifyBaseLogger, 'warn'>,
@@ -123,7 +99,7 @@ export async function createDeps(
     dataDirLock?.release();
     throw error;
   }
-  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL) : null;
+  const redis = redisFromConfig(config);
   // ioredis reports connection errors as events; without a listener they would crash the process.
   redis?.on('error', (error) => log?.warn({ err: error }, 'redis error'));
   if (redis && !(await waitForRedis(redis))) log?.warn('redis is not reachable; starting degraded');

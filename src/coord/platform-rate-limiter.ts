@@ -2,7 +2,7 @@
 // and shared by all replicas through Redis (rate-limiter-flexible; in-process without Redis, and
 // in-process as the insurance when Redis fails). Overflow either waits for a slot, bounded, or
 // answers at once that the call may not be made (degrade): the caller serves what is stored.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -61,7 +61,7 @@ export const platformCallKey = (key: PlatformCallKey) =>
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createPlatformRateLimiter(options: {
-  redis: Redis | null;
+  redis: RedisClient | null;
   /** Key prefix in Redis (replicas of one deployment share it). */
   prefix: string;
   /** Calls per period (PLATFORM_RATE_LIMIT_PER_MINUTE). */

@@ -2,7 +2,7 @@
 // compare-and-pexpire, release by compare-and-delete (each a one-key script, so it runs on a
 // Redis Cluster as on one server). The lease mints no fencing token: see lock.ts.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import {
   DEFAULT_LOCK_TTL_MS,
   holdLease,
@@ -28,7 +28,7 @@ export interface RedisLockOptions {
   prefix?: string;
 }
 
-export function createRedisLockManager(redis: Redis, options: RedisLockOptions = {}): LockManager {
+export function createRedisLockManager(redis: RedisClient, options: RedisLockOptions = {}): LockManager {
   const prefix = options.prefix ?? 'contextd:';
   const active = new Set<() => Promise<void>>();
 

@@ -82,6 +82,15 @@ describe('parseConfig', () => {
     ['INGEST_DEDUPE_WINDOW_MS', { INGEST_DEDUPE_WINDOW_MS: '60000' }],
     ['HARD_BLOCK', { COMPACT_TRIGGER: '0.9', HARD_BLOCK: '0.5' }],
     ['MAX_OUTPUT_TOKENS', { CONTEXT_BUDGET: '1000', MAX_OUTPUT_TOKENS: '2000' }],
+    ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: '127.0.0.1' }],
+    ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: 'a:7000,b:99999' }],
+    ['REDIS_CLUSTER_NODES', { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: 'a:7000' }],
+    [
+      'REDIS_SENTINELS',
+      { REDIS_CLUSTER_NODES: 'a:7000', REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_NAME: 'm' },
+    ],
+    ['REDIS_SENTINEL_NAME', { REDIS_SENTINELS: 's:26379' }],
+    ['REDIS_SENTINELS', { REDIS_SENTINEL_NAME: 'mymaster' }],
   ])('names %s when its value is bad', (variable, env) => {
     let caught: unknown;
     try {
@@ -92,6 +101,18 @@ describe('parseConfig', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).issues.map((i) => i.variable)).toContain(variable);
     expect((caught as ConfigError).message).toContain(variable);
+  });
+
+  it('reads Redis Cluster seed nodes and sentinels as host:port lists', () => {
+    const cluster = parseConfig({ REDIS_CLUSTER_NODES: ' redis-1:7000, [::1]:7001 ' });
+    expect(cluster.REDIS_CLUSTER_NODES).toEqual([
+      { host: 'redis-1', port: 7000 },
+      { host: '::1', port: 7001 },
+    ]);
+    const sentinel = parseConfig({ REDIS_SENTINELS: 's1:26379,s2:26379', REDIS_SENTINEL_NAME: 'mymaster' });
+    expect(sentinel.REDIS_SENTINELS).toHaveLength(2);
+    expect(sentinel.REDIS_SENTINEL_NAME).toBe('mymaster');
+    expect(parseConfig({}).REDIS_COMMAND_TIMEOUT_MS).toBe(2_000);
   });
 
   it('drains 5 s on SIGTERM in production and not at all elsewhere, unless SHUTDOWN_DRAIN_MS says', () => {
