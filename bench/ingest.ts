@@ -1,14 +1,20 @@
-// Ingest throughput (issue 3) through the HTTP layer with app.inject (no sockets: it measures
-// Fastify routing, validation, the service and the database, not the kernel's TCP stack):
-// batches of 100 normalized events, and single events at concurrency 32, beside the floors of
-// the same run (Fastify returning a constant; Fastify with one indexed Postgres read).
+// Ingest through the HTTP layer with app.inject (no sockets: it measures Fastify routing,
+// validation, the service and the database, not the kernel's TCP stack). First the cost of a
+// batch of 100 events against its floor: the same number of rows as one multi-row INSERT through
+// bare postgres.js into a table with channel_messages' columns and indexes (ingest_floor), CPU per
+// event (this process + the database's backends), in interleaved blocks. Then throughput: batches
+// of 100 at concurrency 1, 2 and 4, single events at concurrency 32, beside the floors of the same
+// run (Fastify returning a constant; Fastify with one indexed Postgres read). The benchmark never
+// runs ANALYZE itself: a new table's statistics are the service's business.
 //
-//   npm run bench:ingest                          (PGlite in memory)
+//   npm run bench:ingest                          (PGlite in memory; no CPU comparison)
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:ingest
-//       (database contextd_bench_ingest; each run uses a fresh tenant)
-//   … -- --batches 200 --singles 5000
+//       (database contextd_bench_ingest; each run uses a fresh tenant; --reset starts empty)
+//   … -- --batches 200 --singles 5000 --rounds 6 --block 10
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { backendCpu } from './lib/backend-cpu.js';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { localDeps } from '../src/deps.js';
@@ -115,6 +121,8 @@ async function main(): Promise<void> {
   const storedBefore = await storedMessages();
   console.log(`backend: ${database.kind}; transport: app.inject (in-process HTTP, no sockets)`);
 
+  if (database.kind === 'postgres') await costAgainstFloor(database, post);
+
   const rows: Record<string, string | number>[] = [];
   const constant = await throughput(5000, 32, () => floor.inject({ url: '/constant' }));
   rows.push({
@@ -141,10 +149,6 @@ async function main(): Promise<void> {
     await post(
       payloads[0]!.map((e) => ({ ...e, message_id: `warm_${(e as { message_id: string }).message_id}` })),
     );
-    // Steady state: each run's tenant is new, and until the table is analyzed the planner thinks
-    // it has no rows (primary-key loads then hash-join a scan of the tenant). A running service
-    // has autovacuum's statistics; a benchmark that just created its tenant has to ask for them.
-    await database.db.execute(sql`analyze channel_messages`);
     const result = await throughput(batches, concurrency, (i) => post(payloads[i]!));
     rows.push({
       what: 'POST /v1/events, batches of 100',
@@ -175,6 +179,80 @@ async function main(): Promise<void> {
   await app.close();
   await deps.locks.close();
   await database.close();
+}
+
+/**
+ * CPU per event of batches of 100 against the floor: the same number of rows inserted by one
+ * multi-row INSERT (bare postgres.js, prepared) into ingest_floor, a table with channel_messages'
+ * columns, generated tsvector and indexes. Interleaved blocks at concurrency 1; each round's
+ * ratio is printed (the first rounds run on whatever statistics the tables have).
+ */
+async function costAgainstFloor(
+  database: Awaited<ReturnType<typeof openBenchDatabase>>,
+  post: (events: unknown[]) => Promise<void>,
+): Promise<void> {
+  if (database.kind !== 'postgres') return;
+  const rounds = Number(arg('rounds') ?? 6);
+  const block = Number(arg('block') ?? 10);
+  await database.db.execute(
+    sql`create table if not exists ingest_floor (like channel_messages including all)`,
+  );
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = '/contextd_bench_ingest';
+  const bare = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  const backends = await backendCpu(database);
+  const run = randomBytes(3).toString('hex');
+  const next = eventStream(7);
+  let floorRow = 0;
+  const floorBatch = (events: Record<string, unknown>[]) =>
+    events.map((e) => ({
+      tenant_id: `floor_${run}`,
+      platform: 'slack',
+      channel_id: String(e.channel_id),
+      message_id: `f${floorRow++}`,
+      lane_key: `root:${String(e.channel_id)}`,
+      ts: new Date(String(e.ts)),
+      author_id: 'U1',
+      author_name: 'user1',
+      text: typeof e.text === 'string' ? e.text : '',
+      token_estimate: 10,
+    }));
+  const measure = async (n: number, fn: () => Promise<unknown>) => {
+    const pg = await backends.start();
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < n; i += 1) await fn();
+    const usage = process.cpuUsage(cpu0);
+    const pgMs = await pg.stop();
+    return { nodeMs: (usage.user + usage.system) / 1000 / (n * 100), pgMs: pgMs / (n * 100) };
+  };
+  const table: Record<string, string | number>[] = [];
+  const ratios: number[] = [];
+  for (let r = 0; r < rounds; r += 1) {
+    const floorBatches = Array.from({ length: block }, () =>
+      floorBatch(Array.from({ length: 100 }, next) as Record<string, unknown>[]),
+    );
+    let f = 0;
+    const floor = await measure(block, () => bare`insert into ingest_floor ${bare(floorBatches[f++]!)}`);
+    const batches = Array.from({ length: block }, () => Array.from({ length: 100 }, next));
+    let b = 0;
+    const ingest = await measure(block, () => post(batches[b++]!));
+    const ratio = (ingest.nodeMs + ingest.pgMs) / (floor.nodeMs + floor.pgMs);
+    ratios.push(ratio);
+    table.push({
+      round: r + 1,
+      'floor node µs/event': int(floor.nodeMs * 1000),
+      'floor pg µs/event': int(floor.pgMs * 1000),
+      'ingest node µs/event': int(ingest.nodeMs * 1000),
+      'ingest pg µs/event': int(ingest.pgMs * 1000),
+      'CPU × floor': ratio.toFixed(2),
+    });
+  }
+  await bare.end();
+  printTable(`Batches of 100 against a multi-row INSERT of as many rows (${machineLine()})`, table);
+  const sorted = [...ratios].sort((x, y) => x - y);
+  console.log(
+    `  CPU × floor: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} over ${rounds} rounds`,
+  );
 }
 
 await main();

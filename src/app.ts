@@ -151,6 +151,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
   // Name lookups under way finish (or stop) before the database closes.
   app.addHook('onClose', async () => services.userResolver.close());
+  // A statistics check or ANALYZE under way (ingest-statistics.ts) finishes before the database closes.
+  app.addHook('onClose', async () => services.ingestStatistics.settled());
   registerCompactionWorker(app, services.compactionQueue, services.compaction.handleJob, {
     workers: deps.config.COMPACTION_WORKERS,
   });

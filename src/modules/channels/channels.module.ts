@@ -9,6 +9,8 @@ import { createChannelsRepository } from './channels.repository.js';
 import { createChannelSearchService } from './channel-search.service.js';
 import { createChannelsService } from './channels.service.js';
 import { createIngestService } from './ingest.service.js';
+import { createIngestStatistics } from './ingest-statistics.js';
+import { createTableStatisticsRepository } from './table-statistics.repository.js';
 import { withAuthorNames, type AuthorNames } from './named-reads.js';
 import { createBackfillMetrics, createIngestMetrics } from './channels.metrics.js';
 import { createBackfillRepository } from './backfill.repository.js';
@@ -34,7 +36,14 @@ export function createChannelServices(
   const db = deps.database.db;
   const channels = createChannelsRepository(db);
   const reads = options.authorNames ? withAuthorNames(channels, options.authorNames) : channels;
-  const ingest = createIngestService({ db, channels, clock: deps.clock, estimator: deps.estimator });
+  const statistics = createIngestStatistics(createTableStatisticsRepository(db));
+  const ingest = createIngestService({
+    db,
+    channels,
+    clock: deps.clock,
+    estimator: deps.estimator,
+    statistics,
+  });
   const backfill = createBackfillService({
     db,
     backfills: createBackfillRepository(db),
@@ -50,6 +59,7 @@ export function createChannelServices(
   });
   return {
     ingest,
+    ingestStatistics: statistics,
     ingestMetrics: createIngestMetrics(deps.metrics.registry),
     channels: createChannelsService({ channels: reads, estimator: deps.estimator, backfill }),
     channelSearch: createChannelSearchService({ channels: reads, clock: deps.clock }),

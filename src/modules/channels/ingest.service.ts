@@ -13,6 +13,7 @@ import { MAX_REPLY_HOPS } from './core/lanes.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import type { Db, Executor } from '../../db/client.js';
 import type { ChannelsRepository, ChannelUpsert } from './channels.repository.js';
+import type { IngestStatistics } from './ingest-statistics.js';
 
 export interface IngestItemResult {
   index: number;
@@ -52,6 +53,8 @@ export function createIngestService(deps: {
   channels: ChannelsRepository;
   clock: Clock;
   estimator: TokenEstimator;
+  /** Keeps the planner's statistics current after bulk loads (ingest-statistics.ts). */
+  statistics?: Pick<IngestStatistics, 'applied'>;
 }) {
   const { channels, clock, estimator } = deps;
   /**
@@ -246,6 +249,7 @@ export function createIngestService(deps: {
       const result = await (tx
         ? ingestInTx(tenantId, events, tx, estimates)
         : deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates)));
+      deps.statistics?.applied(events.length);
       for (const hook of ingestedHooks) hook({ tenantId, events });
       return result;
     },

@@ -1,0 +1,36 @@
+// The planner's statistics of the tables ingest fills: which are due for ANALYZE by autovacuum's
+// default rule, and the ANALYZE itself (ingest-statistics.ts decides when to ask).
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.js';
+
+/** The tables ingest writes in bulk. */
+export const INGEST_TABLES = ['channel_messages', 'ingest_events'] as const;
+export type IngestTable = (typeof INGEST_TABLES)[number];
+
+export function createTableStatisticsRepository(db: Executor) {
+  return {
+    /**
+     * The tables never analyzed (reltuples < 0) or changed by more rows since their last ANALYZE
+     * than autovacuum's default threshold (50 + 10% of their rows) allows.
+     */
+    async dueForAnalyze(): Promise<IngestTable[]> {
+      const rows = await queryRows<{ name: IngestTable }>(
+        db,
+        sql`select c.relname as name from pg_class c join pg_stat_user_tables s on s.relid = c.oid
+            where c.relname in (${sql.join(
+              INGEST_TABLES.map((t) => sql`${t}`),
+              sql`, `,
+            )}) and c.relnamespace = 'public'::regnamespace
+              and (c.reltuples < 0 or s.n_mod_since_analyze > 50 + 0.1 * c.reltuples)`,
+      );
+      return rows.map((r) => r.name);
+    },
+
+    async analyze(table: IngestTable): Promise<void> {
+      if (!INGEST_TABLES.includes(table)) throw new Error(`not an ingest table: ${table}`);
+      await db.execute(sql.raw(`analyze ${table}`));
+    },
+  };
+}
+
+export type TableStatisticsRepository = ReturnType<typeof createTableStatisticsRepository>;
