@@ -147,4 +147,69 @@ export default tseslint.config(
       ],
     },
   },
+  // Lane state has one home: only lanes.repository.ts queries lane_states (other statements join it
+  // through the fragment it exports).
+  {
+    files: ['src/**/*.repository.ts'],
+    ignores: ['src/modules/lanes/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/db/schema.js'],
+              importNames: ['laneStates'],
+              message: 'lane_states is queried in src/modules/lanes/lanes.repository.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Module layers (docs/architecture.md): lanes/ is the ground floor (it imports no other module);
+  // sessions/ and compaction/ sit under context/ and never import it.
+  {
+    files: ['src/modules/lanes/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                'agents',
+                'channels',
+                'compaction',
+                'context',
+                'mcp',
+                'memory',
+                'platforms',
+                'retention',
+              ]
+                .concat(['sessions', 'tenants', 'tools'])
+                .map((module) => `**/${module}/**`),
+              message: 'lanes/ is the ground floor of the modules: it imports none of them',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/modules/sessions/**/*.ts', 'src/modules/compaction/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/context/**'],
+              message: 'sessions/ and compaction/ sit under context/: it is wired in from services.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

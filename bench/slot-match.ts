@@ -6,7 +6,7 @@
 //
 //   npm run bench:slot-match
 import { performance } from 'node:perf_hooks';
-import { matchPendingSlot, type PendingSlot } from '../src/modules/context/core/pending-slot.js';
+import { matchPendingSlot, type PendingSlot } from '../src/modules/lanes/core/pending-slot.js';
 import { machineLine, printTable } from './lib/measure.js';
 
 const SLOTS: [string, PendingSlot][] = [

@@ -2,6 +2,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { createContextServices } from './context/context.module.js';
+import { createContextRepository } from './context/context.repository.js';
 import { createTenantsRepository } from './tenants/tenants.repository.js';
 import { createIdempotencyService } from '../http/idempotency/idempotency.service.js';
 import { createChannelServices } from './channels/channels.module.js';
@@ -21,7 +22,8 @@ import { createPlatformsModule } from './platforms/platforms.module.js';
 export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'warn'>) {
   const db = deps.database.db;
   const tenants = createTenantsRepository(db, deps.ids);
-  const sessionServices = createSessionServices(deps);
+  const contextRepository = createContextRepository(db);
+  const sessionServices = createSessionServices(deps, { contextLog: contextRepository });
   const chunks = createChunksService({ chunks: createChunksRepository(db), clock: deps.clock });
   // Transcript chunks (issue 5) are indexed inside every append transaction.
   sessionServices.transcript.addAppendHook((tx, { tenantId, session, entries }) =>
@@ -107,7 +109,7 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
   return {
     ...services,
     ...compactionModule,
-    ...createContextServices(deps, { ...services, compaction }),
+    ...createContextServices(deps, { ...services, compaction, contextRepository }),
   };
 }
 

@@ -3,7 +3,7 @@ import {
   isValidSlotPattern,
   matchPendingSlot,
   type PendingSlot,
-} from '../../src/modules/context/core/pending-slot.js';
+} from '../../src/modules/lanes/core/pending-slot.js';
 
 const slot = (type: PendingSlot['type'], extra: Partial<PendingSlot> = {}): PendingSlot => ({
   name: 'answer',

@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../shared/errors.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { createCompactionRepository } from './compaction.repository.js';
-import { createContextRepository } from '../context/context.repository.js';
+import { createLanesRepository } from '../lanes/lanes.repository.js';
 import { createCompactionMetrics } from './compaction.metrics.js';
 import { createCompactionService } from './compaction.service.js';
 import { createCompactionScheduler } from './compaction.scheduler.js';
@@ -34,6 +34,7 @@ export function createCompactionModule(
   const { config } = deps;
   const db = deps.database.db;
   const repo = createCompactionRepository(db);
+  const lanes = createLanesRepository(db);
   const settings: CompactionSettings = options.settings ?? {
     ...compactionDefaults,
     summarizerWindowTokens: config.SUMMARY_WINDOW_TOKENS,
@@ -81,7 +82,7 @@ export function createCompactionModule(
   const service = createCompactionService({
     db,
     repo,
-    laneStates: createContextRepository(db),
+    lanes,
     locks: deps.locks,
     clock: deps.clock,
     ids: deps.ids,
@@ -106,7 +107,7 @@ export function createCompactionModule(
     service,
     queue,
     lanesOverThresholds: async ({ tenantId, sessionId, laneKeys }) =>
-      (await repo.laneSizes({ tenantId, sessionId, laneKeys }))
+      (await lanes.laneSizes({ tenantId, sessionId, laneKeys }))
         .filter((lane) => lane.entries > settings.maxEntries || lane.tokens > settings.maxTokens)
         .map((lane) => lane.laneKey),
   });
@@ -121,7 +122,7 @@ export function createCompactionModule(
        * Edits and deletes of channel messages (inside the ingest transaction): summaries covering
        * them go stale; a deleted text still in a lane's view makes that lane compact first.
        */
-      onChannelMessagesChanged: repo.markChangedMessages,
+      onChannelMessagesChanged: lanes.markChangedMessages,
       needleFor: purgeNeedle,
     },
     compactionQueue: queue,

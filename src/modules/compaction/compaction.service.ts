@@ -8,8 +8,8 @@ import type { Db } from '../../db/client.js';
 import type { LockManager } from '../../coord/lock.js';
 import type { Clock, IdGenerator } from '../../shared/clock.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
-import type { CompactionRepository, LaneStateRow } from './compaction.repository.js';
-import type { ContextRepository } from '../context/context.repository.js';
+import type { CompactionRepository } from './compaction.repository.js';
+import type { LaneStateRow, LanesRepository } from '../lanes/lanes.repository.js';
 import type { CompactionMetrics } from './compaction.metrics.js';
 import { compactionRunning, compactionSessionNotFound, laneNotFound } from './compaction.errors.js';
 import type { CompactResult, LaneOutcome, LaneView } from './compaction.schemas.js';
@@ -44,8 +44,8 @@ export interface CompactParams {
 export interface CompactionServiceDeps {
   db: Db;
   repo: CompactionRepository;
-  /** The lane state as the context module reads it. */
-  laneStates: Pick<ContextRepository, 'getLaneState'>;
+  /** The lane state: read, sized, and committed by compare-and-set on its version. */
+  lanes: Pick<LanesRepository, 'getLaneState' | 'ensureLaneState' | 'laneSizes' | 'commitLane'>;
   locks: LockManager;
   clock: Clock;
   ids: IdGenerator;
@@ -162,7 +162,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     const newFirstKept = plan.firstKeptSeq;
     const afterTokens = plan.afterViewTokens + summaryTokens(summary ? summary.text : state.summary);
     const outcome = await deps.db.transaction(async (tx) => {
-      const committed = await repo.commitLane(
+      const committed = await deps.lanes.commitLane(
         {
           tenantId,
           sessionId,
@@ -295,8 +295,8 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       const session = await deps.sessions.findById({ tenantId, id: sessionId });
       if (!session) throw compactionSessionNotFound(sessionId);
       const [state, sizes, compactions] = await Promise.all([
-        deps.laneStates.getLaneState({ tenantId, sessionId, laneKey }),
-        repo.laneSizes({ tenantId, sessionId, laneKeys: [laneKey] }),
+        deps.lanes.getLaneState({ tenantId, sessionId, laneKey }),
+        deps.lanes.laneSizes({ tenantId, sessionId, laneKeys: [laneKey] }),
         repo.recordCount({ tenantId, sessionId, laneKey }),
       ]);
       if (!state && sizes.length === 0) throw laneNotFound(laneKey);
@@ -362,11 +362,11 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       const token = randomUUID();
       try {
         await repo.claimRun({ tenantId, sessionId, token, at: clock.now() });
-        const sizes = await repo.laneSizes({ tenantId, sessionId, laneKeys: params.laneKeys });
+        const sizes = await deps.lanes.laneSizes({ tenantId, sessionId, laneKeys: params.laneKeys });
         const lastCallAt = await repo.lastCallAt({ tenantId, sessionId });
         const lanes: LaneOutcome[] = [];
         for (const size of sizes) {
-          const state = await repo.ensureLaneState({
+          const state = await deps.lanes.ensureLaneState({
             tenantId,
             sessionId,
             laneKey: size.laneKey,

@@ -3,7 +3,8 @@
 import type { AppDeps } from '../../deps.js';
 import { createBlobsRepository } from '../sessions/blobs.repository.js';
 import { createChannelMediaRepository } from '../channels/channel-media.repository.js';
-import { createContextRepository } from './context.repository.js';
+import type { ContextRepository } from './context.repository.js';
+import { createLanesRepository } from '../lanes/lanes.repository.js';
 import { createSessionsRepository } from '../sessions/sessions.repository.js';
 import type { AgentSectionsService } from '../agents/agent-sections.service.js';
 import type { BlobsService } from '../sessions/blobs.service.js';
@@ -36,13 +37,16 @@ export function createContextServices(
     blobs: BlobsService;
     idempotency: IdempotencyService;
     compaction: CompactionModule['compaction'];
+    /** The context log and load statement's repository, built once with the session side's. */
+    contextRepository: ContextRepository;
     /** Fetches platform media the tenant's token can reach (issue 13). */
     platformMedia?: PlatformMediaService;
   },
 ) {
   const db = deps.database.db;
   const sessions = createSessionsRepository(db);
-  const contextRepository = createContextRepository(db);
+  const { contextRepository } = built;
+  const lanesRepository = createLanesRepository(db);
   const context = withContextMetrics(
     createContextService({
       db,
@@ -58,6 +62,7 @@ export function createContextServices(
       ...(built.platformMedia ? { platformMedia: built.platformMedia } : {}),
       manifest: built.manifest,
       context: contextRepository,
+      lanes: lanesRepository,
       idempotency: built.idempotency,
       compaction: createContextCompaction({
         service: built.compaction,
@@ -86,7 +91,7 @@ export function createContextServices(
   );
   const lanes = createLanesService({
     sessions,
-    context: contextRepository,
+    lanes: lanesRepository,
     idempotency: built.idempotency,
     clock: deps.clock,
   });

@@ -12,6 +12,7 @@ import type { TranscriptService } from '../sessions/transcript.service.js';
 import type { AssembleResult } from './core/assemble.js';
 import { splitPayload } from './core/payload-layout.js';
 import type { ContextRepository } from './context.repository.js';
+import type { LanesRepository } from '../lanes/lanes.repository.js';
 import type { ContextRequest, LoggedAssembly } from './context.types.js';
 
 export function recordTurn(
@@ -19,6 +20,7 @@ export function recordTurn(
     transcript: Pick<TranscriptService, 'appendTurns'>;
     manifest: Pick<ManifestService, 'record'>;
     context: ContextRepository;
+    lanes: Pick<LanesRepository, 'markContextAttached' | 'clearPendingSlot'>;
     clock: Clock;
   },
   params: {
@@ -119,7 +121,7 @@ export function recordTurn(
         );
       }
       if (result.context.snapshot === 'attached') {
-        await context.markContextAttached(
+        await deps.lanes.markContextAttached(
           { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, seq, at: now },
           tx,
         );
@@ -127,7 +129,10 @@ export function recordTurn(
       // The slot this turn answered is consumed, so the next turn does not see it again;
       // only at the version assembly read, so a slot set meanwhile stays pending.
       if (result.context.pending_slot) {
-        await context.clearPendingSlot({ tenantId, sessionId, laneKey, at: now, version: lane.version }, tx);
+        await deps.lanes.clearPendingSlot(
+          { tenantId, sessionId, laneKey, at: now, version: lane.version },
+          tx,
+        );
       }
       await params.onCommit(tx, seq);
     },

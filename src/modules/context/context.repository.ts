@@ -1,9 +1,10 @@
-// SQL for context assembly: the lane state it reads (the attached-context marker and the pending
-// slot it writes) and the audit log of context calls (docs/design.md §6.13).
-import { and, asc, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
+// SQL for context assembly: the statement a context call loads its facts with (the lane state among
+// them, read through lanes.repository.ts) and the audit log of context calls (docs/design.md §6.13).
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { builtStatements, slot } from '../../db/prepared.js';
-import { contextLog, laneStates, payloadParts, sessions } from '../../db/schema.js';
+import { contextLog, payloadParts, sessions } from '../../db/schema.js';
+import { laneStateJoin, type LaneStateRow } from '../lanes/lanes.repository.js';
 import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
 import { scopeVersionsSql } from '../memory/scope-documents.repository.js';
 import { messageFromJson, messageJsonSql, type StoredMessage } from '../channels/channel-rows.repository.js';
@@ -15,9 +16,7 @@ import {
   laneEntriesOfJson,
   type LaneEntriesRead,
 } from '../sessions/transcript.repository.js';
-import type { PendingSlot } from './core/pending-slot.js';
 
-export type LaneStateRow = typeof laneStates.$inferSelect;
 export type ContextLogRow = typeof contextLog.$inferSelect;
 
 type AgentSection = { name: string; content: string; cacheable: boolean };
@@ -83,14 +82,14 @@ function loadTurnStatement(
     .select({
       session: sessions,
       laneKey,
-      lane: laneStates,
+      lane: laneStateJoin.table,
       anchor: shape.anchor
         ? sql<unknown>`${messageJsonSql(anchorScope, slot('messageId'))}`
         : sql<null>`null`,
       // The snapshot a lane without channel context attaches (context.service.ts), in the
       // session's channel; the call checks the anchor's channel against it before use.
       snapshot: shape.snapshot
-        ? sql<unknown>`case when ${laneStates.contextAttachedSeq} is null and ${sessions.platform} is not null
+        ? sql<unknown>`case when ${laneStateJoin.table.contextAttachedSeq} is null and ${sessions.platform} is not null
             and ${sessions.channelId} is not null then ${snapshotJsonSql(
               {
                 tenantId: sql`${sessions.tenantId}`,
@@ -132,14 +131,7 @@ function loadTurnStatement(
           where a.tenant_id = ${sessions.tenantId} and a.agent_id = ${agentId}), '[]'::json)) end`,
     })
     .from(sessions)
-    .leftJoin(
-      laneStates,
-      and(
-        eq(laneStates.tenantId, sessions.tenantId),
-        eq(laneStates.sessionId, sessions.id),
-        eq(laneStates.laneKey, laneKey),
-      ),
-    )
+    .leftJoin(laneStateJoin.table, laneStateJoin.on(sessions.tenantId, sessions.id, laneKey))
     .where(and(eq(sessions.tenantId, tenantId), eq(sessions.id, slot('sessionId'))))
     .limit(1)
     .prepare('load_turn');
@@ -214,111 +206,6 @@ export function createContextRepository(db: Executor) {
           sections: agent.sections,
         },
       };
-    },
-
-    async getLaneState(
-      { tenantId, sessionId, laneKey }: { tenantId: string; sessionId: string; laneKey: string },
-      tx: Executor = db,
-    ): Promise<LaneStateRow | null> {
-      const [row] = await tx
-        .select()
-        .from(laneStates)
-        .where(
-          and(
-            eq(laneStates.tenantId, tenantId),
-            eq(laneStates.sessionId, sessionId),
-            eq(laneStates.laneKey, laneKey),
-          ),
-        )
-        .limit(1);
-      return row ?? null;
-    },
-
-    /**
-     * Records that channel context was attached for the lane's current summary version, by the
-     * user turn at `seq`. Not a fenced change: it does not bump `version`, so a running
-     * compaction's compare-and-set still commits (a compaction raises summary_version, which makes
-     * the next turn attach again; so does truncation leaving the turn at `seq` out of a payload).
-     */
-    async markContextAttached(
-      params: {
-        tenantId: string;
-        sessionId: string;
-        laneKey: string;
-        summaryVersion: number;
-        seq: number;
-        at: Date;
-      },
-      tx: Executor = db,
-    ): Promise<void> {
-      const marker = {
-        contextAttachedVersion: params.summaryVersion,
-        contextAttachedSeq: params.seq,
-        updatedAt: params.at,
-      };
-      await tx
-        .insert(laneStates)
-        .values({
-          tenantId: params.tenantId,
-          sessionId: params.sessionId,
-          laneKey: params.laneKey,
-          ...marker,
-        })
-        .onConflictDoUpdate({
-          target: [laneStates.tenantId, laneStates.sessionId, laneStates.laneKey],
-          set: marker,
-        });
-    },
-
-    /**
-     * Sets the lane's pending slot (§6.10), creating the lane state when the lane has none. A
-     * fenced change: it bumps `version`, like every change of what the lane's payload depends on.
-     */
-    async setPendingSlot(
-      params: { tenantId: string; sessionId: string; laneKey: string; slot: PendingSlot; at: Date },
-      tx: Executor = db,
-    ): Promise<LaneStateRow> {
-      const [row] = await tx
-        .insert(laneStates)
-        .values({
-          tenantId: params.tenantId,
-          sessionId: params.sessionId,
-          laneKey: params.laneKey,
-          pendingSlot: params.slot,
-          version: 1,
-          updatedAt: params.at,
-        })
-        .onConflictDoUpdate({
-          target: [laneStates.tenantId, laneStates.sessionId, laneStates.laneKey],
-          set: { pendingSlot: params.slot, version: sql`${laneStates.version} + 1`, updatedAt: params.at },
-        })
-        .returning();
-      return row!;
-    },
-
-    /**
-     * Clears the lane's pending slot (bumping `version`). With `version`, only if the lane state is
-     * still at that version: a context call consumes the slot it applied, never a newer one set
-     * meanwhile. False when there was nothing to clear.
-     */
-    async clearPendingSlot(
-      params: { tenantId: string; sessionId: string; laneKey: string; at: Date; version?: number },
-      tx: Executor = db,
-    ): Promise<boolean> {
-      const rows = await tx
-        .update(laneStates)
-        .set({ pendingSlot: null, version: sql`${laneStates.version} + 1`, updatedAt: params.at })
-        .where(
-          and(
-            eq(laneStates.tenantId, params.tenantId),
-            eq(laneStates.sessionId, params.sessionId),
-            eq(laneStates.laneKey, params.laneKey),
-            isNotNull(laneStates.pendingSlot),
-            ...(params.version !== undefined ? [eq(laneStates.version, params.version)] : []),
-          ),
-        )
-        .returning({ version: laneStates.version });
-      return rows.length > 0;
     },
 
     async insertLog(row: typeof contextLog.$inferInsert, tx: Executor = db): Promise<void> {

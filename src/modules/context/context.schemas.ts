@@ -10,7 +10,7 @@ import {
   isBuiltinToolName,
   serverToolTypes,
 } from '../tools/tools.schemas.js';
-import { pendingSlotSchema } from './core/pending-slot.js';
+import { pendingSlotSchema } from '../lanes/core/pending-slot.js';
 import { historyTurnsSchema } from '../agents/agents.schemas.js';
 import { contextReplyExample, contextRequestExample } from './context.examples.js';
 import {

@@ -13,12 +13,13 @@ import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { checkAnchorSource, plainText } from './core/current-turn.js';
 import { asBlocks, toolResultIds } from '../sessions/core/history-view.js';
-import { pendingSlotSchema } from './core/pending-slot.js';
+import { pendingSlotSchema } from '../lanes/core/pending-slot.js';
 import { defaultLaneKey } from '../sessions/core/session-keys.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import { validateTurnSequence } from '../sessions/core/turn-validation.js';
 import type { Db, Executor } from '../../db/client.js';
 import type { ContextRepository } from './context.repository.js';
+import type { LanesRepository } from '../lanes/lanes.repository.js';
 import type { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { BlobsRepository } from '../sessions/blobs.repository.js';
 import type { ManifestService } from '../sessions/manifest.service.js';
@@ -80,6 +81,7 @@ export function createContextService(deps: {
   manifest: Pick<ManifestService, 'list' | 'record'>;
   platformMedia?: PlatformMediaFetcher;
   context: ContextRepository;
+  lanes: Pick<LanesRepository, 'getLaneState' | 'markContextAttached' | 'clearPendingSlot'>;
   idempotency: Pick<IdempotencyService, 'runRecorded'>;
   /** Compaction before a payload that needs it, and scheduling in the background. */
   compaction?: ContextCompaction;
@@ -154,7 +156,9 @@ export function createContextService(deps: {
     // 1b. The lane's state came with the load, which picks the lane by the same rule in SQL; were the
     // two rules ever to disagree, this lane's state is read on its own.
     const laneState =
-      loaded.laneKey === laneKey ? loaded.lane : await context.getLaneState({ tenantId, sessionId, laneKey });
+      loaded.laneKey === laneKey
+        ? loaded.lane
+        : await deps.lanes.getLaneState({ tenantId, sessionId, laneKey });
     // A deleted message's text is in this lane's view: compact first, so no payload carries it.
     if (deps.compaction && !params.compacted && (laneState?.purgeTexts?.length ?? 0) > 0) {
       const run = await deps.compaction.compactNow({ tenantId, sessionId, laneKey, trigger: 'purge' });

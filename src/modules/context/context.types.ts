@@ -17,7 +17,8 @@ import type { TextCost } from '../../shared/text-cost.js';
 
 import { type CallerTool, type DeferredTool } from '../tools/core/tool-deferral.js';
 
-import type { ContextLogRow, LaneStateRow } from './context.repository.js';
+import type { ContextLogRow } from './context.repository.js';
+import type { LaneStateRow } from '../lanes/lanes.repository.js';
 import type { SessionRow } from '../sessions/sessions.repository.js';
 
 import type { CompactionReport } from './context.compaction.js';

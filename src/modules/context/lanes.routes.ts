@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { laneParams } from '../compaction/compaction.schemas.js';
-import { pendingSlotSchema } from './core/pending-slot.js';
+import { pendingSlotSchema } from '../lanes/core/pending-slot.js';
 import type { Services } from '../services.js';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';

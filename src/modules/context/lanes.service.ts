@@ -2,9 +2,9 @@
 // question and waits for the answer, withdrawn with DELETE, consumed by the context call whose
 // message matches it (context.service.ts).
 import type { Clock } from '../../shared/clock.js';
-import type { PendingSlot } from './core/pending-slot.js';
+import type { PendingSlot } from '../lanes/core/pending-slot.js';
 import type { Executor } from '../../db/client.js';
-import type { ContextRepository, LaneStateRow } from './context.repository.js';
+import type { LaneStateRow, LanesRepository } from '../lanes/lanes.repository.js';
 import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
@@ -21,7 +21,7 @@ export function pendingSlotView(row: LaneStateRow) {
 
 export function createLanesService(deps: {
   sessions: Pick<SessionsRepository, 'findById'>;
-  context: Pick<ContextRepository, 'setPendingSlot' | 'clearPendingSlot'>;
+  lanes: Pick<LanesRepository, 'setPendingSlot' | 'clearPendingSlot'>;
   idempotency: Pick<IdempotencyService, 'run'>;
   clock: Clock;
 }) {
@@ -51,7 +51,7 @@ export function createLanesService(deps: {
         async (tx) => {
           const session = await loadSession(tenantId, sessionId, tx);
           if (session.endedAt) throw sessionEnded(session);
-          const row = await deps.context.setPendingSlot(
+          const row = await deps.lanes.setPendingSlot(
             { tenantId, sessionId, laneKey, slot, at: deps.clock.now() },
             tx,
           );
@@ -77,7 +77,7 @@ export function createLanesService(deps: {
         },
         async (tx) => {
           await loadSession(tenantId, sessionId, tx);
-          await deps.context.clearPendingSlot({ tenantId, sessionId, laneKey, at: deps.clock.now() }, tx);
+          await deps.lanes.clearPendingSlot({ tenantId, sessionId, laneKey, at: deps.clock.now() }, tx);
           return { statusCode: 204, body: null };
         },
       );

@@ -4,7 +4,6 @@ import type { AppDeps } from '../../deps.js';
 import { createAgentSectionsRepository } from '../agents/agent-sections.repository.js';
 import { createBlobsRepository } from './blobs.repository.js';
 import { createChannelMediaRepository } from '../channels/channel-media.repository.js';
-import { createContextRepository } from '../context/context.repository.js';
 import { createManifestRepository } from './manifest.repository.js';
 import { createSessionsRepository } from './sessions.repository.js';
 import { createTranscriptRepository } from './transcript.repository.js';
@@ -14,9 +13,9 @@ import { createCalibrationService } from './calibration.service.js';
 import { createManifestService } from './manifest.service.js';
 import { createOffloadService } from './offload.service.js';
 import { createSessionsService } from './sessions.service.js';
-import { createTranscriptService } from './transcript.service.js';
+import { createTranscriptService, type ContextCallLog } from './transcript.service.js';
 
-export function createSessionServices(deps: AppDeps) {
+export function createSessionServices(deps: AppDeps, built: { contextLog: ContextCallLog }) {
   const db = deps.database.db;
   const sessionsRepo = createSessionsRepository(db);
   const blobsRepo = createBlobsRepository(db);
@@ -43,7 +42,7 @@ export function createSessionServices(deps: AppDeps) {
       transcript: transcriptRepo,
       offload,
       calibration: createCalibrationService({ registry: deps.metrics.registry }),
-      contextLog: createContextRepository(db),
+      contextLog: built.contextLog,
       clock: deps.clock,
       estimator: deps.estimator,
     }),

@@ -8,7 +8,6 @@ import {
   blobOwners,
   blobs,
   contextLog,
-  laneStates,
   sessions,
   transcriptChunks,
   transcriptEntries,
@@ -16,6 +15,7 @@ import {
   type UsageCalibration,
 } from '../../db/schema.js';
 import { isUniqueViolation } from '../../shared/errors.js';
+import { deleteLaneStatesOfSession } from '../lanes/lanes.repository.js';
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type NewSession = Omit<typeof sessions.$inferInsert, 'tenantId'>;
@@ -141,7 +141,7 @@ export function createSessionsRepository(db: Executor) {
           .for('update');
         if (!row) return false;
         await t.delete(transcriptEntries).where(owned(transcriptEntries));
-        await t.delete(laneStates).where(owned(laneStates));
+        await deleteLaneStatesOfSession(t, tenantId, id);
         await t.delete(attachmentManifest).where(owned(attachmentManifest));
         // Blobs: the session lets go of the ones it holds; bytes another session (or the tenant)
         // still holds stay.

@@ -9,7 +9,6 @@ import { imageTokens, type TokenEstimator } from '../../shared/tokens.js';
 import { duplicateId, validateTurnSequence } from './core/turn-validation.js';
 import type { Db, Executor } from '../../db/client.js';
 import { AppError, conflict, unprocessable } from '../../shared/errors.js';
-import type { ContextRepository } from '../context/context.repository.js';
 import type { SessionRow, SessionsRepository } from './sessions.repository.js';
 import type {
   NewTranscriptEntry,
@@ -70,6 +69,17 @@ export interface AppendResult {
   replayed: boolean;
 }
 
+/**
+ * The session's latest context call as the context module logs it (context_log): handed in by the
+ * wiring, so the session side does not depend on the context module.
+ */
+export interface ContextCallLog {
+  lastLog(
+    params: { tenantId: string; sessionId: string },
+    tx?: Executor,
+  ): Promise<{ budget: unknown; laneKey: string; turnSeq: number; model: string | null } | null>;
+}
+
 export function createTranscriptService(deps: {
   db: Db;
   sessions: SessionsRepository;
@@ -77,7 +87,7 @@ export function createTranscriptService(deps: {
   offload: Pick<OffloadService, 'offloadToolResults'>;
   calibration: CalibrationService;
   /** The latest context call: the estimate of the input a reported usage belongs to. */
-  contextLog: Pick<ContextRepository, 'lastLog'>;
+  contextLog: ContextCallLog;
   clock: Clock;
   estimator: TokenEstimator;
   onAppended?: OnAppended[];

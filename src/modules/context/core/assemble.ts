@@ -21,7 +21,7 @@ import { renderDataBlock, renderNotesBlock, renderSummaryBlock, safeJson } from 
 import { memoryFlushNote, usageNote } from './context-notes.js';
 import { plainText, validateUserTurn } from './current-turn.js';
 import { asBlocks, fitHistorySuffix, historyWithOpenLoop } from '../../sessions/core/history-view.js';
-import { matchPendingSlot } from './pending-slot.js';
+import { matchPendingSlot } from '../../lanes/core/pending-slot.js';
 import { callerToolCandidate, deferTools } from '../../tools/core/tool-deferral.js';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../../shared/tokens.js';
 

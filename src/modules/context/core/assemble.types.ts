@@ -7,7 +7,7 @@ import { type BudgetLimits, type BudgetReport, type UnusedRoom } from './budget.
 import { type CacheReport } from './cache-breakpoints.js';
 
 import { type HistoryEntry } from '../../sessions/core/history-view.js';
-import { type PendingSlot } from './pending-slot.js';
+import { type PendingSlot } from '../../lanes/core/pending-slot.js';
 import { type CallerTool, type DeferredTool } from '../../tools/core/tool-deferral.js';
 import { type TokenEstimator } from '../../../shared/tokens.js';
 
