@@ -1,13 +1,14 @@
-// The context call (docs/design.md §5 "Context", §6.6), step by step: 1. load what assembly needs: one
-// statement for the session and its turn's state, then one parallel round for the lane's entries, the
-// channel context and retrieval (compacting first when a deleted text is in the lane's view); 2. retrieve
-// (context.retrieve.ts); 3. assemble (pure, core/assemble.ts; again with the channel context when truncation
-// left out the turn that carried it), then 3b. compact before replying when the budget makes it
-// unavoidable, or schedule it; 4. unless dry_run, record the user turn and its audit row (context.record.ts).
+// The context call (docs/design.md §5 "Context", §6.6): assembleTurn is its table of contents. The
+// request's facts are computed once (turnFacts), then: 1. load the session and the turn's lane in one
+// statement (compacting first when a deleted text is in the lane's view); 2. read the lane's entries and
+// channel context and retrieve (context.retrieve.ts) in one parallel round; 3. assemble (pure,
+// core/assemble.ts; again with the channel context when truncation left out the turn that carried it);
+// 3b. decide compaction: now, when the budget makes it unavoidable, or scheduled; 4. unless dry_run,
+// record the user turn and its audit row (context.record.ts), then schedule a lane over its thresholds.
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../shared/clock.js';
-import { assembleContext, type SystemSection } from './core/assemble.js';
+import { assembleContext, type AssembleInput, type AssembleResult } from './core/assemble.js';
 import { DEFAULT_SAFETY_MARGIN } from './core/budget.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
@@ -32,6 +33,7 @@ import type { TranscriptService } from '../sessions/transcript.service.js';
 import {
   compactionNeed,
   reportCompaction,
+  type CompactionReport,
   type CompactionRun,
   type ContextCompaction,
 } from './context.compaction.js';
@@ -92,8 +94,9 @@ export function createContextService(deps: {
   const laneHistory = createLaneHistoryCache(deps);
 
   /**
-   * One context call. `beforeCommit` runs inside the append transaction with the reply (a
-   * non-dry-run call only), after everything else the call writes.
+   * One context call, as a list of steps over facts computed once. `beforeCommit` runs inside the
+   * append transaction with the reply (a non-dry-run call only), after everything else the call
+   * writes.
    */
   async function assembleTurn(params: {
     tenantId: string;
@@ -103,20 +106,77 @@ export function createContextService(deps: {
     /** Set on the second pass, after a compaction this call ran (it runs at most one). */
     compacted?: CompactionRun;
   }): Promise<Assembled> {
-    const { tenantId, sessionId, request } = params;
-    const include = request.include ?? {};
-    const userText = plainText(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]);
-    const isToolResultTurn =
-      toolResultIds(asBlocks(request.message.content) as Anthropic.ContentBlockParam[]).length > 0;
-    const wantsRetrieval =
-      userText.trim() !== '' &&
-      !isToolResultTurn &&
-      (include.memories !== false || include.channel_search !== false);
-    const source = request.message.source;
+    const facts = turnFacts(params.tenantId, params.sessionId, params.request);
+    const turn = await loadTurn(facts);
+    if (mustPurgeFirst(turn, params.compacted)) {
+      return assembleTurn({ ...params, compacted: await compactNow(facts, turn.laneKey, 'purge') });
+    }
+    const reads = await readTurn(facts, turn);
+    const message = await offloadedMessage(facts, reads);
+    const result = await assembleWithChannelContext(facts, turn, reads, message);
+    const compaction = await decideCompaction(facts, turn, reads, result, params.compacted);
+    if ('rerun' in compaction) return assembleTurn({ ...params, compacted: compaction.rerun });
+    const wire = replyOf(result, {
+      format: facts.request.format ?? 'anthropic',
+      dryRun: facts.dryRun,
+      compaction: compaction.report,
+    });
+    if (facts.dryRun) return wire.reply(null);
+    const userTurn = await recordTurn(deps, {
+      tenantId: facts.tenantId,
+      sessionId: facts.sessionId,
+      request: facts.request,
+      result,
+      session: turn.session,
+      lane: turn.lane,
+      laneKey: turn.laneKey,
+      sha: wire.sha256,
+      payloadText: wire.payloadText,
+      model: facts.model,
+      now: reads.now,
+      callerTools: facts.callerTools,
+      onCommit: (tx, seq) => params.beforeCommit?.(tx, wire.reply(seq)) ?? Promise.resolve(),
+    }).then((appended) => appended.entries[0]!);
+    await scheduleOverThresholds(facts, turn, reads, result, {
+      scheduled: compaction.scheduled,
+      userTurnTokens: userTurn.tokenEstimate,
+    });
+    return wire.reply(userTurn.seq);
+  }
 
-    // 1. Load: one statement reads the session, the anchor message (in the caller's tenant,
-    // checked against the session's channel before use), the lane state, the previous call's
-    // budget, the agent's sections and defaults, and the query's lexemes.
+  /** What the request alone tells, once: the user's text, whether it answers tool calls, the mode. */
+  function turnFacts(tenantId: string, sessionId: string, request: ContextRequest) {
+    const include = request.include ?? {};
+    const blocks = asBlocks(request.message.content) as Anthropic.ContentBlockParam[];
+    const userText = plainText(blocks);
+    const isToolResultTurn = toolResultIds(blocks).length > 0;
+    return {
+      tenantId,
+      sessionId,
+      request,
+      include,
+      userText,
+      isToolResultTurn,
+      wantsRetrieval:
+        userText.trim() !== '' &&
+        !isToolResultTurn &&
+        (include.memories !== false || include.channel_search !== false),
+      mode: request.compaction ?? 'auto',
+      dryRun: request.dry_run ?? false,
+      model: request.model ?? config.DEFAULT_MODEL,
+      callerTools: request.tools ?? [],
+    };
+  }
+  type TurnFacts = ReturnType<typeof turnFacts>;
+
+  /**
+   * 1. Load: one statement reads the session, the anchor message (in the caller's tenant, checked
+   * against the session's channel before use), the lane state, the previous call's budget, the
+   * agent's sections and defaults, and the query's lexemes. The turn's lane key is decided here.
+   */
+  async function loadTurn(facts: TurnFacts) {
+    const { tenantId, sessionId, request, include } = facts;
+    const source = request.message.source;
     const loaded = await context.loadTurn({
       tenantId,
       sessionId,
@@ -127,18 +187,14 @@ export function createContextService(deps: {
       laneKey: request.message.lane_key ?? null,
       agentId: request.agent_id ?? null,
       // The query's lexemes depend only on the message: read here, off the retrieval's path.
-      lexemeText: wantsRetrieval ? lexemeText(userText) : null,
+      lexemeText: facts.wantsRetrieval ? lexemeText(facts.userText) : null,
       laneRead: laneHistory.readAhead(tenantId, sessionId),
     });
     if (!loaded) throw sessionNotFound(sessionId);
-    const { session, agent } = loaded;
+    const { session } = loaded;
     if (session.endedAt) throw sessionEnded(session);
     checkAnchorSource(session, source);
     const found = await deps.channels.anchorFromRow(tenantId, loaded.anchor);
-    const lexemes = wantsRetrieval ? searchedLexemes(loaded.lexemes ?? []) : null;
-    const sections = agent?.sections ?? [];
-    // history_turns: the request's, else the agent's default (PUT /v1/agents/{id}/settings).
-    const historyTurns = request.history_turns ?? agent?.historyTurns ?? undefined;
     const anchor = found?.view ?? null;
     // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
     const laneKey =
@@ -152,25 +208,55 @@ export function createContextService(deps: {
       [{ role: 'user', content: request.message.content, lane_key: laneKey }],
       laneKey,
     );
-
-    // 1b. The lane's state came with the load, which picks the lane by the same rule in SQL; were the
+    // The lane's state came with the load, which picks the lane by the same rule in SQL; were the
     // two rules ever to disagree, this lane's state is read on its own.
     const laneState =
       loaded.laneKey === laneKey
         ? loaded.lane
         : await deps.lanes.getLaneState({ tenantId, sessionId, laneKey });
-    // A deleted message's text is in this lane's view: compact first, so no payload carries it.
-    if (deps.compaction && !params.compacted && (laneState?.purgeTexts?.length ?? 0) > 0) {
-      const run = await deps.compaction.compactNow({ tenantId, sessionId, laneKey, trigger: 'purge' });
-      return assembleTurn({ ...params, compacted: run });
-    }
-    const lane = laneViewOf(laneKey, laneState);
-    const pendingSlot = pendingSlotSchema.safeParse(laneState?.pendingSlot ?? undefined);
     const hasChannel = Boolean(session.platform && session.channelId);
-    const canAttachChannelContext = hasChannel && anchor !== null && include.snapshot !== false;
-    // With the history while none is attached, else after an assembly that lost it (below); + backfill notes.
-    const readNotes: string[] = [];
-    const loadChannelContext = () =>
+    return {
+      loaded,
+      session,
+      found,
+      anchor,
+      laneKey,
+      laneState,
+      lane: laneViewOf(laneKey, laneState),
+      hasChannel,
+      canAttachChannelContext: hasChannel && anchor !== null && include.snapshot !== false,
+    };
+  }
+  type LoadedTurn = Awaited<ReturnType<typeof loadTurn>>;
+
+  /** A deleted message's text is in this lane's view: compact first, so no payload carries it. */
+  function mustPurgeFirst(turn: LoadedTurn, compacted: CompactionRun | undefined) {
+    return deps.compaction !== undefined && !compacted && (turn.laneState?.purgeTexts?.length ?? 0) > 0;
+  }
+
+  function compactNow(
+    facts: TurnFacts,
+    laneKey: string,
+    trigger: 'purge' | 'blocked',
+    effectiveWindow?: number,
+  ) {
+    const { tenantId, sessionId } = facts;
+    return deps.compaction!.compactNow({
+      tenantId,
+      sessionId,
+      laneKey,
+      trigger,
+      ...(effectiveWindow !== undefined ? { effectiveWindow } : {}),
+    });
+  }
+
+  /**
+   * The turn's channel context, read while the lane has none attached or after an assembly that
+   * lost it; its read notes (backfill) go to `notes`.
+   */
+  function channelContextLoader(turn: LoadedTurn, tenantId: string, notes: string[]) {
+    const { session, anchor, found } = turn;
+    return () =>
       deps.channels
         .loadAnchorContext({
           tenantId,
@@ -178,38 +264,30 @@ export function createContextService(deps: {
           channelId: session.channelId!,
           messageId: anchor!.message_id,
           anchor: found!.row,
-          snapshotRead: loaded.snapshot,
+          snapshotRead: turn.loaded.snapshot,
           threadBudget: config.THREAD_BUDGET,
         })
-        .then((loaded) => (readNotes.push(...loaded.notes), loaded));
-    const limit = retrievalLimit(request.budget?.max_context_tokens);
+        .then((read) => (notes.push(...read.notes), read));
+  }
+
+  /**
+   * 2. Read and retrieve: the lane's entries, the channel context and the quoted message in one
+   * parallel round, with retrieval beside them when "now" is known before (an anchor or a stated
+   * time), then the thread's media.
+   */
+  async function readTurn(facts: TurnFacts, turn: LoadedTurn) {
+    const { tenantId, sessionId, request, include } = facts;
+    const { session, anchor, laneKey, lane, hasChannel, loaded } = turn;
+    const readNotes: string[] = [];
+    const loadChannelContext = channelContextLoader(turn, tenantId, readNotes);
     const provisionalNow = anchor
       ? new Date(anchor.ts)
       : request.message.time
         ? new Date(request.message.time)
         : null;
-
-    // 2. Retrieve. Retrieval needs "now": with an anchor or a stated time it starts beside the reads below.
-    const { searchable, note: retrievalNote } = retrievalPlan({
-      userText,
-      isToolResultTurn,
-      include,
-      lexemes,
-    });
-    const retrieveAt = (now: Date) =>
-      searchable
-        ? retrieve({
-            session,
-            laneKey,
-            query: userText,
-            lexemes,
-            now,
-            limit,
-            include,
-            scopeVersions: loaded.scopeVersions,
-          })
-        : Promise.resolve([]);
-    const early = provisionalNow ? retrieveAt(provisionalNow) : null;
+    const retrieval = retrievalOf(facts, turn);
+    // Retrieval needs "now": with an anchor or a stated time it starts beside the reads below.
+    const early = provisionalNow ? retrieval.at(provisionalNow) : null;
     // Awaited below; until then a failure must not count as unhandled.
     early?.catch(() => {});
     const [entries, channelContext, quoted] = await Promise.all([
@@ -218,7 +296,7 @@ export function createContextService(deps: {
         session.entriesRemoved,
         loaded.laneRead,
       ),
-      canAttachChannelContext && lane.contextAttachedSeq === null ? loadChannelContext() : null,
+      turn.canAttachChannelContext && lane.contextAttachedSeq === null ? loadChannelContext() : null,
       anchor?.reply_to_id && hasChannel
         ? deps.channels.getChannelMessages({
             tenantId,
@@ -231,10 +309,9 @@ export function createContextService(deps: {
     // "Now" is the anchor's time; without an anchor, the message's stated time, else the
     // latest stored turn of the lane, else the session's creation: never the wall clock.
     const now = provisionalNow ?? entries.at(-1)?.createdAt ?? session.createdAt;
-    const retrieved = await (early ?? retrieveAt(now));
-
+    const retrieved = await (early ?? retrieval.at(now));
     // Media of the current thread, opt-in (§6.11); the manifest decides attach or reference.
-    const { media, manifestRows, mediaNotes } =
+    const media =
       include.media === 'thread' && anchor && hasChannel
         ? await loadTurnMedia({
             tenantId,
@@ -244,154 +321,233 @@ export function createContextService(deps: {
             thread: channelContext?.thread ?? null,
           })
         : { media: [], manifestRows: [], mediaNotes: [] };
+    return {
+      entries,
+      channelContext,
+      loadChannelContext,
+      readNotes,
+      quotedMessage: quoted?.messages?.[0] ?? null,
+      now,
+      retrieved,
+      searchable: retrieval.searchable,
+      retrievalNote: retrieval.note,
+      ...media,
+      // history_turns: the request's, else the agent's default (PUT /v1/agents/{id}/settings); a
+      // view of the lane's latest turns, widened so no tool pair (nor the open tool loop) is split.
+      view: historyTurnsView(
+        entries,
+        request.history_turns ?? loaded.agent?.historyTurns ?? undefined,
+        facts.isToolResultTurn,
+      ),
+      // Tool history in view: last use per tool, and deferred tools that tool_search promoted.
+      tools: toolHistory(entries, facts.callerTools),
+    };
+  }
+  type TurnReads = Awaited<ReturnType<typeof readTurn>>;
 
-    const quotedMessage = quoted?.messages?.[0] ?? null;
-    const knownMessageIds = [
-      ...(anchor ? [anchor.message_id] : []),
-      ...(quotedMessage ? [quotedMessage.message_id] : []),
-    ];
+  /** Whether the message searches (and why not), and the search at a given "now". */
+  function retrievalOf(facts: TurnFacts, turn: LoadedTurn) {
+    const { request, include } = facts;
+    const { session, laneKey, loaded } = turn;
+    const lexemes = facts.wantsRetrieval ? searchedLexemes(loaded.lexemes ?? []) : null;
+    const plan = retrievalPlan({
+      userText: facts.userText,
+      isToolResultTurn: facts.isToolResultTurn,
+      include,
+      lexemes,
+    });
+    const limit = retrievalLimit(request.budget?.max_context_tokens);
+    return {
+      searchable: plan.searchable,
+      note: plan.note,
+      at: (now: Date) =>
+        plan.searchable
+          ? retrieve({
+              session,
+              laneKey,
+              query: facts.userText,
+              lexemes,
+              now,
+              limit,
+              include,
+              scopeVersions: loaded.scopeVersions,
+            })
+          : Promise.resolve([]),
+    };
+  }
 
-    // Tool history in view: last use per tool, and deferred tools that tool_search promoted.
-    const callerTools = request.tools ?? [];
-    const { toolLastUsed, toolNames, promotedTools } = toolHistory(entries, callerTools);
-
-    // What was sent stays sent: big tool results in this message are offloaded before assembly,
-    // so the payload holds the same reference the transcript will.
-    let messageContent: unknown = request.message.content;
-    if (!request.dry_run && isToolResultTurn) {
-      messageContent = (
-        await deps.db.transaction((tx) =>
-          deps.offload.offloadToolResults(
-            { tenantId, sessionId, content: request.message.content as string | ContentBlock[], toolNames },
-            tx,
-          ),
-        )
-      ).content;
-    }
-
-    const system: SystemSection[] = (request.system ?? []).map((s) => ({
-      ...s,
-      cacheable: s.cacheable ?? true,
-    }));
-    const model = request.model ?? config.DEFAULT_MODEL;
-    // history_turns: a view of the lane's latest turns, widened so no tool pair (nor the open tool
-    // loop) is split.
-    const { turns, viewFrom, history } = historyTurnsView(entries, historyTurns, isToolResultTurn);
-    // 3. Assemble (pure).
-    const assemble = (anchorContext: typeof channelContext) =>
-      assembleContext({
-        model,
-        message: messageContent,
-        now,
-        limits: {
-          total: request.budget?.total ?? config.CONTEXT_BUDGET,
-          maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
-          maxContextTokens: request.budget?.max_context_tokens ?? null,
-          compactTrigger: config.COMPACT_TRIGGER,
-          hardBlock: config.HARD_BLOCK,
-          safetyMargin: DEFAULT_SAFETY_MARGIN,
-          calibration: budgetCalibration(session.calibration, model),
+  /**
+   * What was sent stays sent: big tool results in this message are offloaded before assembly, so
+   * the payload holds the same reference the transcript will.
+   */
+  async function offloadedMessage(facts: TurnFacts, reads: TurnReads): Promise<unknown> {
+    const { tenantId, sessionId, request } = facts;
+    if (facts.dryRun || !facts.isToolResultTurn) return request.message.content;
+    const offloaded = await deps.db.transaction((tx) =>
+      deps.offload.offloadToolResults(
+        {
+          tenantId,
+          sessionId,
+          content: request.message.content as string | ContentBlock[],
+          toolNames: reads.tools.toolNames,
         },
-        compaction: request.compaction ?? 'auto',
-        system,
-        agentSections: sections.map((s) => ({ name: s.name, text: s.content, cacheable: s.cacheable })),
-        structuredContext: hasChannel && include.snapshot !== false,
-        tools: callerTools,
-        toolLastUsed,
-        promotedTools,
-        toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
-        lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
-        history,
-        channelContext: anchorContext ? channelContextInput(session, anchorContext, include) : null,
-        knownMessageIds,
-        quotedReply: quotedMessage ? quotedReplyOf(quotedMessage) : null,
-        retrieved,
-        retrievalSkipped: !searchable,
-        media,
-        manifest: manifestRows.map((r) => ({
-          artifact_id: r.artifactId,
-          sha256: r.contentHash,
-          included_at_turn: r.includedAtTurn,
-        })),
-        previousPercentage: loaded.lastPercentage,
-        estimator: deps.estimator,
-      });
-    let result = assemble(channelContext);
-    // The turn that carried the lane's channel context is not in this payload: load it and
-    // assemble again, attaching it in this turn (exact, and the snapshot reads happen only then).
-    if (result.reattachChannelContext && canAttachChannelContext) {
-      result = assemble(await loadChannelContext());
-    }
-    result.notes.push(...(retrievalNote ? [retrievalNote] : []), ...readNotes, ...mediaNotes);
+        tx,
+      ),
+    );
+    return offloaded.content;
+  }
 
-    // 3b. Compaction: before replying when the budget makes it unavoidable, else in the background.
-    const mode = request.compaction ?? 'auto';
+  /**
+   * 3. Assemble (pure, core/assemble.ts); again with the channel context when the turn that carried
+   * it is not in this payload (exact, and the snapshot reads happen only then).
+   */
+  async function assembleWithChannelContext(
+    facts: TurnFacts,
+    turn: LoadedTurn,
+    reads: TurnReads,
+    message: unknown,
+  ): Promise<AssembleResult> {
+    const assemble = (channelContext: TurnReads['channelContext']) =>
+      assembleContext(assembleInput(facts, turn, reads, message, channelContext));
+    let result = assemble(reads.channelContext);
+    if (result.reattachChannelContext && turn.canAttachChannelContext) {
+      result = assemble(await reads.loadChannelContext());
+    }
+    result.notes.push(
+      ...(reads.retrievalNote ? [reads.retrievalNote] : []),
+      ...reads.readNotes,
+      ...reads.mediaNotes,
+    );
+    return result;
+  }
+
+  /** Assembly's input: the request's limits and material, the lane's view, what was read. */
+  function assembleInput(
+    facts: TurnFacts,
+    turn: LoadedTurn,
+    reads: TurnReads,
+    message: unknown,
+    channelContext: TurnReads['channelContext'],
+  ): AssembleInput {
+    const { request, include } = facts;
+    const { session, loaded, lane } = turn;
+    const agent = loaded.agent;
+    const pendingSlot = pendingSlotSchema.safeParse(turn.laneState?.pendingSlot ?? undefined);
+    const quoted = reads.quotedMessage;
+    return {
+      model: facts.model,
+      message,
+      now: reads.now,
+      limits: {
+        total: request.budget?.total ?? config.CONTEXT_BUDGET,
+        maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
+        maxContextTokens: request.budget?.max_context_tokens ?? null,
+        compactTrigger: config.COMPACT_TRIGGER,
+        hardBlock: config.HARD_BLOCK,
+        safetyMargin: DEFAULT_SAFETY_MARGIN,
+        calibration: budgetCalibration(session.calibration, facts.model),
+      },
+      compaction: facts.mode,
+      system: (request.system ?? []).map((s) => ({ ...s, cacheable: s.cacheable ?? true })),
+      agentSections: (agent?.sections ?? []).map((s) => ({
+        name: s.name,
+        text: s.content,
+        cacheable: s.cacheable,
+      })),
+      structuredContext: turn.hasChannel && include.snapshot !== false,
+      tools: facts.callerTools,
+      toolLastUsed: reads.tools.toolLastUsed,
+      promotedTools: reads.tools.promotedTools,
+      toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
+      lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
+      history: reads.view.history,
+      channelContext: channelContext ? channelContextInput(session, channelContext, include) : null,
+      knownMessageIds: [
+        ...(turn.anchor ? [turn.anchor.message_id] : []),
+        ...(quoted ? [quoted.message_id] : []),
+      ],
+      quotedReply: quoted ? quotedReplyOf(quoted) : null,
+      retrieved: reads.retrieved,
+      retrievalSkipped: !reads.searchable,
+      media: reads.media,
+      manifest: reads.manifestRows.map((r) => ({
+        artifact_id: r.artifactId,
+        sha256: r.contentHash,
+        included_at_turn: r.includedAtTurn,
+      })),
+      previousPercentage: loaded.lastPercentage,
+      estimator: deps.estimator,
+    };
+  }
+
+  /**
+   * 3b. Decide compaction: before replying when the budget makes it unavoidable (then the call
+   * assembles again: `rerun`), else scheduled in the background; with the reply's report of it.
+   */
+  async function decideCompaction(
+    facts: TurnFacts,
+    turn: LoadedTurn,
+    reads: TurnReads,
+    result: AssembleResult,
+    compacted: CompactionRun | undefined,
+  ): Promise<{ rerun: CompactionRun } | { scheduled: string | null; report: CompactionReport }> {
+    const { tenantId, sessionId } = facts;
+    const { laneKey } = turn;
+    const { turns, viewFrom } = reads.view;
     const need = compactionNeed({
-      mode,
-      dryRun: request.dry_run ?? false,
-      alreadyCompacted: params.compacted !== undefined,
+      mode: facts.mode,
+      dryRun: facts.dryRun,
+      alreadyCompacted: compacted !== undefined,
       result,
       turns: turns.filter((e) => e.seq >= viewFrom),
       limits: { compactTrigger: config.COMPACT_TRIGGER, hardBlock: config.HARD_BLOCK },
     });
     if (deps.compaction && need.now) {
-      const run = await deps.compaction.compactNow({
-        tenantId,
-        sessionId,
-        laneKey,
-        trigger: 'blocked',
-        effectiveWindow: result.budget.effective_window,
-      });
-      if (run.result) return assembleTurn({ ...params, compacted: run });
+      const run = await compactNow(facts, laneKey, 'blocked', result.budget.effective_window);
+      if (run.result) return { rerun: run };
       result.notes.push(`Compaction could not run before this payload: ${run.error}.`);
     }
     const scheduled =
       deps.compaction && need.schedule
         ? await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: need.state })
         : null;
-    const wire = replyOf(result, {
-      format: request.format ?? 'anthropic',
-      dryRun: request.dry_run ?? false,
-      compaction: reportCompaction({
-        mode,
-        available: deps.compaction !== undefined,
-        compacted: params.compacted?.result ?? null,
-        droppedEntries: result.context.lane.dropped_entries,
-        scheduled,
-      }),
+    const report = reportCompaction({
+      mode: facts.mode,
+      available: deps.compaction !== undefined,
+      compacted: compacted?.result ?? null,
+      droppedEntries: result.context.lane.dropped_entries,
+      scheduled,
     });
-    if (request.dry_run) return wire.reply(null);
+    return { scheduled, report };
+  }
 
-    // 4. Record: the rendered user turn with its audit row, manifest, lane marker and slot.
-    const appended = await recordTurn(deps, {
-      tenantId,
-      sessionId,
-      request,
-      result,
-      session,
-      lane,
-      laneKey,
-      sha: wire.sha256,
-      payloadText: wire.payloadText,
-      model,
-      now,
-      callerTools,
-      onCommit: (tx, seq) => params.beforeCommit?.(tx, wire.reply(seq)) ?? Promise.resolve(),
+  /** 4b. The lane over its thresholds after this turn: a background compaction (never on the hot path). */
+  async function scheduleOverThresholds(
+    facts: TurnFacts,
+    turn: LoadedTurn,
+    reads: TurnReads,
+    result: AssembleResult,
+    params: { scheduled: string | null; userTurnTokens: number },
+  ) {
+    if (!deps.compaction || facts.mode === 'never' || params.scheduled !== null) return;
+    const { tenantId, sessionId } = facts;
+    const over = deps.compaction.overThresholds({
+      entries:
+        reads.entries.filter((e) => e.kind === 'message' || e.kind === 'context_attachment').length + 1,
+      // What the lane's view costs as sent (cleared tool results counted as cleared), plus this turn.
+      tokens: result.budget.components.conversation + params.userTurnTokens,
+      summaryUpdatedAt: turn.laneState?.summaryUpdatedAt ?? null,
+      summaryStale: turn.laneState?.summaryStale ?? false,
+      now: reads.now,
     });
-    // The lane over its thresholds after this turn: a background compaction (never on the hot path).
-    if (deps.compaction && mode !== 'never' && scheduled === null) {
-      const over = deps.compaction.overThresholds({
-        entries: entries.filter((e) => e.kind === 'message' || e.kind === 'context_attachment').length + 1,
-        // What the lane's view costs as sent (cleared tool results counted as cleared), plus this turn.
-        tokens: result.budget.components.conversation + appended.entries[0]!.tokenEstimate,
-        summaryUpdatedAt: laneState?.summaryUpdatedAt ?? null,
-        summaryStale: laneState?.summaryStale ?? false,
-        now,
+    if (over) {
+      await deps.compaction.schedule({
+        tenantId,
+        sessionId,
+        laneKey: turn.laneKey,
+        reason: `thresholds:${over}`,
       });
-      if (over)
-        await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: `thresholds:${over}` });
     }
-    return wire.reply(appended.entries[0]!.seq);
   }
 
   return {
