@@ -349,8 +349,8 @@ export const transcriptChunks = pgTable(
 
 /**
  * The version of each search scope's documents (docs/memory.md "Scope cache"): memories per
- * `scope:scope_key`, transcript chunks per session_key. Triggers on memories and transcript_chunks
- * set it from one sequence on every change in the same transaction, so a process can keep a
+ * `scope:scope_key`, transcript chunks per session_key. Row triggers on memories and
+ * transcript_chunks bump it on every change in the same transaction (migration 0019_citus_ready), so a process can keep a
  * scope's documents in memory and check them with one indexed read. A scope never written has no
  * row (version 0) and no documents.
  */

@@ -20,14 +20,20 @@ import {
 export function createChannelIngestRepository(db: Executor) {
   return {
     /**
-     * Serializes ingest per channel for the rest of the transaction (read-modify-write of rows).
-     * All of a batch's channels in one statement, in a fixed order, so two batches cannot deadlock.
+     * Serializes ingest per channel for the rest of the transaction (read-modify-write of rows): the
+     * channels' rows are locked, a missing one created (locked by its insert). All of a batch's
+     * channels in one statement, in a fixed order, so two batches cannot deadlock. A row lock, not
+     * an advisory lock: it lives with the row, on whichever node holds the tenant's shard. ON
+     * CONFLICT DO UPDATE locks a row another transaction committed after this statement began, which
+     * a SELECT … FOR UPDATE would not see; the update changes nothing.
      */
     async lockChannels({ tenantId, channels }: { tenantId: string; channels: ChannelRef[] }, tx: Executor) {
-      const keys = channels.map((c) => JSON.stringify(['ingest', tenantId, c.platform, c.channelId]));
+      const records = channels.map((c) => ({ p: c.platform, c: c.channelId }));
       await tx.execute(
-        sql`select pg_advisory_xact_lock(h) from (
-              select distinct hashtextextended(k, 0) as h from jsonb_array_elements_text(${json(keys)}) as k order by 1) s`,
+        sql`insert into channels as ch (tenant_id, platform, channel_id)
+              select distinct ${tenantId}, r.p, r.c from jsonb_to_recordset(${json(records)}) as r(p text, c text)
+              order by 2, 3
+            on conflict (tenant_id, platform, channel_id) do update set name = ch.name`,
       );
     },
 

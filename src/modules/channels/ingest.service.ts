@@ -1,4 +1,4 @@
-// Ingest of normalized channel events: one transaction per batch, per-channel advisory locks so
+// Ingest of normalized channel events: one transaction per batch, per-channel row locks so
 // concurrent batches cannot lose each other's updates, event-id dedupe, then the pure state
 // machine (core/ingest-apply) over the rows the batch touches, written back in bulk.
 import type { Clock } from '../../shared/clock.js';
