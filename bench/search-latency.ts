@@ -1,5 +1,9 @@
-// Search latency (issue 5): searchMemory over N transcript chunks of one tenant, p50/p99, beside
-// the floor of the same machine in the same run (one indexed Postgres read: a primary-key lookup).
+// Memory search over N transcript chunks of one tenant, beside two floors measured in the same run:
+// one indexed Postgres read (a primary-key lookup), and PostgreSQL's own full-text search on the
+// same table, `tsv @@ websearch_to_tsquery(q) ORDER BY ts_rank LIMIT 8` (the GIN index, no
+// JavaScript ranking). Latency p50/p99, then CPU per query (this process + the database's backends,
+// PostgreSQL only) in interleaved blocks of the full-text floor and searchMemory (`--rounds`,
+// `--block`), and the ratio per round.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:search -- --chunks 1000000
 //   npm run bench:search                       (embedded PGlite, 20,000 chunks)
@@ -10,13 +14,14 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
+import { backendCpu } from './lib/backend-cpu.js';
 import { benchPrepare } from './lib/channel-fixture.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createMemorySearchService } from '../src/modules/memory/memory-search.service.js';
 import { createSearchRepository } from '../src/modules/memory/search.repository.js';
-import { arg, latency, latencyRow, printTable, rng } from './lib/measure.js';
+import { arg, latency, latencyRow, machineLine, ms, printTable, rng } from './lib/measure.js';
 
 const TENANT = 'bench_search';
 const BENCH_DB = 'contextd_bench_search';
@@ -113,16 +118,61 @@ async function main(): Promise<void> {
     );
   };
 
+  const fullText = (i: number) =>
+    queryRows(
+      db,
+      sql`select session_id, first_seq, text from transcript_chunks
+          where tenant_id = ${TENANT} and tsv @@ websearch_to_tsquery('english', ${queries[i % queries.length]!})
+          order by ts_rank(tsv, websearch_to_tsquery('english', ${queries[i % queries.length]!})) desc limit 8`,
+    );
+
   const floorStats = await latency(runs, floor, 50);
+  const fullTextStats = await latency(runs, fullText, 50);
   const searchStats = await latency(runs, search, 50);
   const hits = await search(0);
   printTable(
     `search latency — ${target.toLocaleString('en-US')} chunks in one tenant, ${runs} queries of 3–6 words, ${database.kind}`,
     [
       latencyRow('floor: one indexed Postgres read (PK lookup)', floorStats),
+      latencyRow('floor: tsv @@ websearch_to_tsquery … order by ts_rank limit 8', fullTextStats),
       latencyRow('searchMemory (transcript chunks, max_results 8)', searchStats),
     ],
   );
+  if (database.kind === 'postgres') {
+    const backends = await backendCpu(database);
+    const rounds = Number(arg('rounds') ?? 5);
+    const block = Number(arg('block') ?? 200);
+    const cpu = async (fn: (i: number) => Promise<unknown>, from: number) => {
+      const pg = await backends.start();
+      const cpu0 = process.cpuUsage();
+      for (let i = from; i < from + block; i += 1) await fn(i);
+      const usage = process.cpuUsage(cpu0);
+      const pgMs = await pg.stop();
+      return { node: (usage.user + usage.system) / 1000 / block, pg: pgMs / block };
+    };
+    const rows: Record<string, string | number>[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r < rounds; r += 1) {
+      // Both see the same queries in a round, the floor first in even rounds and second in odd ones.
+      const from = (r * block) % queries.length;
+      const [f, m] =
+        r % 2 === 0
+          ? [await cpu(fullText, from), await cpu(search, from)]
+          : await cpu(search, from).then(async (m) => [await cpu(fullText, from), m] as const);
+      ratios.push((m.node + m.pg) / (f.node + f.pg));
+      rows.push({
+        round: r + 1,
+        'floor node ms': ms(f.node),
+        'floor pg ms': ms(f.pg),
+        'search node ms': ms(m.node),
+        'search pg ms': ms(m.pg),
+        'CPU × full-text floor': ratios.at(-1)!.toFixed(2),
+      });
+    }
+    printTable(`CPU per query against the full-text floor (${machineLine()})`, rows);
+    const sorted = [...ratios].sort((a, b) => a - b);
+    console.log(`  CPU × full-text floor: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}`);
+  }
   console.log(
     `\nexample: "${queries[0]}" → ${hits.results.length} results, top score ${hits.results[0]?.score ?? '-'}`,
   );
