@@ -2,6 +2,19 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const MODULES = ['agents', 'channels', 'compaction', 'context', 'lanes', 'mcp', 'memory', 'platforms'].concat(
+  ['retention', 'sessions', 'tenants', 'tools'],
+);
+
+/** A layer rule: `files` import nothing matching `forbidden`. */
+const layer = (files, forbidden, message, ignores = []) => ({
+  files,
+  ignores,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }],
+  },
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -167,49 +180,23 @@ export default tseslint.config(
       ],
     },
   },
-  // Module layers (docs/architecture.md): lanes/ is the ground floor (it imports no other module);
-  // sessions/ and compaction/ sit under context/ and never import it.
-  {
-    files: ['src/modules/lanes/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                'agents',
-                'channels',
-                'compaction',
-                'context',
-                'mcp',
-                'memory',
-                'platforms',
-                'retention',
-              ]
-                .concat(['sessions', 'tenants', 'tools'])
-                .map((module) => `**/${module}/**`),
-              message: 'lanes/ is the ground floor of the modules: it imports none of them',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/modules/sessions/**/*.ts', 'src/modules/compaction/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/context/**'],
-              message: 'sessions/ and compaction/ sit under context/: it is wired in from services.ts',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Layers (docs/architecture.md), type imports included: the platform adapters sit below the
+  // modules; lanes/ is the ground floor of the modules (it imports none of them); sessions/ and
+  // compaction/ sit under context/; nothing under src/modules reaches back to the app.
+  layer(['src/platforms/**/*.ts'], ['**/modules/**', '**/app.js'], 'platform adapters sit below the modules'),
+  layer(
+    ['src/modules/lanes/**/*.ts'],
+    [...MODULES.filter((m) => m !== 'lanes').map((m) => `**/${m}/**`), '**/app.js'],
+    'lanes/ is the ground floor of the modules: it imports none of them',
+  ),
+  layer(
+    ['src/modules/sessions/**/*.ts', 'src/modules/compaction/**/*.ts'],
+    ['**/context/**', '**/app.js'],
+    'sessions/ and compaction/ sit under context/: it is wired in from services.ts',
+  ),
+  layer(['src/modules/**/*.ts'], ['**/app.js'], 'modules do not import the app', [
+    'src/modules/lanes/**',
+    'src/modules/sessions/**',
+    'src/modules/compaction/**',
+  ]),
 );

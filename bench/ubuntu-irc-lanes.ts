@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import type { ChannelEvent } from '../src/modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../src/shared/channel-events.js';
 import { replyLaneRoot } from '../src/modules/channels/core/lanes.js';
 import { createTokenEstimator } from '../src/shared/tokens.js';
 import { queryRows } from '../src/db/client.js';

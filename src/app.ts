@@ -1,4 +1,5 @@
 // buildApp(deps) → a Fastify instance with every plugin and route; no port is opened here.
+import { API_VERSION } from './shared/api-version.js';
 import { randomUUID } from 'node:crypto';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
@@ -29,8 +30,6 @@ declare module 'fastify' {
     lifecycle: Lifecycle;
   }
 }
-
-export const API_VERSION = '1.0.0';
 
 export interface BuildAppOptions {
   /** false silences logging; a stream receives the JSON lines (tests). Default: stdout. */

@@ -2,7 +2,7 @@
 // MESSAGE_REACTION_ADD/REMOVE. A message in a thread has the thread as its channel_id and the
 // gateway does not name the parent; when the bot adds `parent_channel_id` (discord.js knows it as
 // `channel.parentId`), the message is stored in the parent channel with the thread as its topic.
-import type { ChannelEvent, MediaRefInput } from '../modules/channels/core/channel-events.js';
+import type { ChannelEvent, MediaRefInput } from '../shared/channel-events.js';
 import { renderDiscordMessage } from './discord-render.js';
 import { ignored, isRecord, iso, num, str, type AdapterContext, type AdapterResult } from './types.js';
 

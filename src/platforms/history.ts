@@ -3,7 +3,7 @@
 // of the same message is a duplicate or an edit, never a second message). Pure functions.
 // Slack: conversations.history / conversations.replies; Discord: GET /channels/{id}/messages.
 // Telegram bots have no history API.
-import type { ChannelEvent } from '../modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../shared/channel-events.js';
 import { adaptPlatformPayload } from './index.js';
 import { isRecord, num, str } from './types.js';
 

@@ -1,6 +1,6 @@
 // The platform adapters by name. Any adapter failure on a strange payload becomes `ignored`, and
 // every produced event is checked against the normalized schema, so raw input never reaches a 500.
-import { channelEventSchema, type ChannelEvent } from '../modules/channels/core/channel-events.js';
+import { channelEventSchema, type ChannelEvent } from '../shared/channel-events.js';
 import { discordDispatchToEvents } from './discord.js';
 import { slackEnvelopeToEvents } from './slack.js';
 import { telegramUpdateToEvents } from './telegram.js';

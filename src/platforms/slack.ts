@@ -1,7 +1,7 @@
 // Slack Events API envelope → normalized events. Message ids are Slack `ts` strings (unique per
 // channel); a reply's thread is its `thread_ts`. Signature checks for the webhook live here too.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { ChannelEvent, MediaRefInput } from '../modules/channels/core/channel-events.js';
+import type { ChannelEvent, MediaRefInput } from '../shared/channel-events.js';
 import { renderSlackMessage } from './slack-render.js';
 import { ignored, isRecord, iso, num, str, type AdapterResult } from './types.js';
 

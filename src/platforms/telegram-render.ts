@@ -2,7 +2,7 @@
 // part of the replied message, the forward origin, the channel post's signature, forum topic
 // names, polls, contacts and places; photos, files, stickers and video notes as media refs.
 // Deterministic: same message, same text (docs/channels.md).
-import type { MediaRefInput } from '../modules/channels/core/channel-events.js';
+import type { MediaRefInput } from '../shared/channel-events.js';
 import { isRecord, num, str } from './types.js';
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // edited_channel_post (edited), message_reaction (reaction diffs). Forum topics become threads
 // (`message_thread_id` with `is_topic_message`); `reply_to_message` becomes the reply link.
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { ChannelEvent } from '../modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../shared/channel-events.js';
 import { renderTelegramMessage, telegramMedia } from './telegram-render.js';
 import { ignored, isRecord, iso, num, str, type AdapterResult } from './types.js';
 

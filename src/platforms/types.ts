@@ -1,6 +1,6 @@
 // What a platform adapter returns: normalized events, a Slack URL-verification challenge, or an
 // explanation of why the payload carries nothing to ingest. Adapters are pure functions.
-import type { ChannelEvent } from '../modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../shared/channel-events.js';
 
 export type AdapterResult =
   | { kind: 'events'; events: ChannelEvent[] }

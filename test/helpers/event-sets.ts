@@ -2,7 +2,7 @@
 // chains and trees, edits with and without media, deletes, reactions by users and without one, equal times included) and
 // deliveries of a set in shuffled order with repeated events, cut into batches.
 import fc from 'fast-check';
-import type { ChannelEvent } from '../../src/modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../../src/shared/channel-events.js';
 
 /** 2026-01-01T10:00:00Z plus `minute` minutes. */
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();

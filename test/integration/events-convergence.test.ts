@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChannelEvent } from '../../src/modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../../src/shared/channel-events.js';
 import { queryRows } from '../../src/db/client.js';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
 import { eventSet, shuffledDelivery } from '../helpers/event-sets.js';

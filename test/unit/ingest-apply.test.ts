@@ -1,6 +1,6 @@
 // The ingest state machine without a database: every order of the same events ends in one state.
 import { describe, expect, it } from 'vitest';
-import type { ChannelEvent } from '../../src/modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../../src/shared/channel-events.js';
 import {
   applyChannelEvent,
   reactionStateOf,

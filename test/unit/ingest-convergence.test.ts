@@ -2,7 +2,7 @@
 // and however often each is delivered (repeats with an event id dropped, as ingest's dedupe does).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChannelEvent } from '../../src/modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../../src/shared/channel-events.js';
 import {
   applyChannelEvent,
   type ApplyContext,

@@ -1,6 +1,6 @@
 // The examples in the OpenAPI document are parsed by the schemas they illustrate.
 import { describe, expect, it } from 'vitest';
-import { eventBatchSchema } from '../../src/modules/channels/core/channel-events.js';
+import { eventBatchSchema } from '../../src/shared/channel-events.js';
 import { contextReplyExample, contextRequestExample } from '../../src/modules/context/context.examples.js';
 import { contextBody, contextReplySchema } from '../../src/modules/context/context.schemas.js';
 import { createBody as createMemoryBody } from '../../src/modules/memory/memory.schemas.js';

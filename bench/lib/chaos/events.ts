@@ -1,7 +1,7 @@
 // The chaos harness's traffic: a seeded history of channel events in the order they happened
 // (top-level messages, thread replies, reply chains, edits, deletes, reactions with and without a
 // user), and the final state that history must end in, computed with the ingest state machine.
-import type { ChannelEvent } from '../../../src/modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../../../src/shared/channel-events.js';
 import {
   applyChannelEvent,
   type ApplyContext,

@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { DEFAULT_LOCK_TTL_MS } from '../../../src/coord/lock.js';
 import { openDatabase } from '../../../src/db/client.js';
 import { runMigrations } from '../../../src/db/migrate.js';
-import type { ChannelEvent } from '../../../src/modules/channels/core/channel-events.js';
+import type { ChannelEvent } from '../../../src/shared/channel-events.js';
 import type { MessageState } from '../../../src/modules/channels/core/ingest-apply.js';
 import { rng } from '../measure.js';
 import { ChaosCluster, sleep, type Instance, type StartFailure, type UnplannedExit } from './cluster.js';

@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { PlatformCredential } from '../../platforms/api/platform-call.js';
 import type { Db } from '../../db/client.js';
 import type { LockManager } from '../../coord/lock.js';
-import type { ChannelEvent } from './core/channel-events.js';
+import type { ChannelEvent } from '../../shared/channel-events.js';
 import type { IngestService } from './ingest.service.js';
 import type { ChannelScope } from './channel-rows.repository.js';
 import { CHANNEL_HISTORY, type BackfillRepository } from './backfill.repository.js';

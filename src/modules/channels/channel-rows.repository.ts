@@ -4,7 +4,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 
 import { reactionStateOf, type MessageState } from './core/ingest-apply.js';
-import type { MediaRefInput } from './core/channel-events.js';
+import type { MediaRefInput } from '../../shared/channel-events.js';
 
 export interface ChannelScope {
   tenantId: string;

@@ -1,6 +1,6 @@
 // Wire shapes of channel reads: the snapshot, the thread context and the message list.
 import { z } from 'zod';
-import { mediaRefSchema, platformName } from './core/channel-events.js';
+import { mediaRefSchema, platformName } from '../../shared/channel-events.js';
 
 const author = z.object({ user_id: z.string(), display_name: z.string(), is_bot: z.boolean() });
 const media = z.array(mediaRefSchema);

@@ -20,7 +20,7 @@ import {
   type ThreadContext,
 } from './core/thread-budget.js';
 import type { TextCost } from '../../shared/text-cost.js';
-import type { MediaRefInput } from './core/channel-events.js';
+import type { MediaRefInput } from '../../shared/channel-events.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import type { ChannelScope, ChannelsRepository, StoredMessage } from './channels.repository.js';
 import { channelMessageNotFound, channelThreadNotFound, cursorInvalid } from './channels.errors.js';

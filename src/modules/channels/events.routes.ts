@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';
-import { eventBatchSchema, ingestOutcomes, MAX_EVENTS_PER_BATCH } from './core/channel-events.js';
+import { eventBatchSchema, ingestOutcomes, MAX_EVENTS_PER_BATCH } from '../../shared/channel-events.js';
 import { adaptPlatformPayload, supportedPlatforms, type SupportedPlatform } from '../../platforms/index.js';
 import type { Executor } from '../../db/client.js';
 import type { AppDeps } from '../../deps.js';

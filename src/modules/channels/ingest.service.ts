@@ -2,7 +2,7 @@
 // concurrent batches cannot lose each other's updates, event-id dedupe, then the pure state
 // machine (core/ingest-apply) over the rows the batch touches, written back in bulk.
 import type { Clock } from '../../shared/clock.js';
-import type { ChannelEvent, IngestOutcome } from './core/channel-events.js';
+import type { ChannelEvent, IngestOutcome } from '../../shared/channel-events.js';
 import {
   applyChannelEvent,
   referencedIds,

@@ -3,7 +3,7 @@
 // manifest (which decides attach or reference). Refs that name a platform file not fetched yet are
 // fetched with the tenant's token first (a bounded number per call); a fetch that fails is a note.
 import type { MediaCandidate } from './core/assemble.js';
-import type { MediaRefInput } from '../channels/core/channel-events.js';
+import type { MediaRefInput } from '../../shared/channel-events.js';
 import type { ThreadContext } from '../channels/core/thread-budget.js';
 import type { ChannelMessageView, ChannelsService } from '../channels/channels.service.js';
 import type { BlobsRepository } from '../sessions/blobs.repository.js';

@@ -10,7 +10,7 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { API_VERSION } from '../../app.js';
+import { API_VERSION } from '../../shared/api-version.js';
 import { AppError } from '../../shared/errors.js';
 import { isBuiltinToolName } from '../tools/tools.schemas.js';
 import type { ToolReply } from '../tools/tools.service.js';

@@ -11,7 +11,7 @@ import type { FetchedMedia, PlatformCredential } from '../../platforms/api/platf
 import { PlatformApiError } from '../../platforms/api/platform-errors.js';
 import { supportedPlatforms, type SupportedPlatform } from '../../platforms/index.js';
 import { telegramFileUrl } from '../../platforms/telegram-render.js';
-import type { MediaRefInput } from '../channels/core/channel-events.js';
+import type { MediaRefInput } from '../../shared/channel-events.js';
 import type { ChannelMediaWriter } from '../channels/channel-media.repository.js';
 import type { BlobsRepository } from '../sessions/blobs.repository.js';
 import type { PlatformCredentialsService } from './platform-credentials.service.js';

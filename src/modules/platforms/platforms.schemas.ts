@@ -2,7 +2,7 @@
 // directory.
 import { z } from 'zod';
 import { supportedPlatforms } from '../../platforms/index.js';
-import { platformName, storable } from '../channels/core/channel-events.js';
+import { platformName, storable } from '../../shared/channel-events.js';
 
 export const tokenPlatformParams = z.object({
   platform: z.enum(supportedPlatforms).describe('a platform whose API contextd can call'),

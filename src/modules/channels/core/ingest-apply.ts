@@ -4,7 +4,7 @@
 // nothing revives, a reaction is a last-writer-wins register per (reaction, user), and anything
 // that references a message not seen yet creates a placeholder that the message's create later
 // fills in.
-import type { ChannelEvent, IngestOutcome, MediaRefInput } from './channel-events.js';
+import type { ChannelEvent, IngestOutcome, MediaRefInput } from '../../../shared/channel-events.js';
 import { laneKeyFor, replyChainRoot, replyLane, type ReplyLookup } from './lanes.js';
 import { applyReactionTo, type ReactionState } from './reactions.js';
 

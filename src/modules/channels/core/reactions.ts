@@ -1,7 +1,7 @@
 // Reactions of one message: a last-writer-wins register per (reaction, user), net counts for
 // reactions reported without a user, and display names for reactions keyed by an id (Discord
 // custom emoji), all derived from reaction events only. Pure, order- and duplicate-independent.
-import type { ChannelEvent, IngestOutcome } from './channel-events.js';
+import type { ChannelEvent, IngestOutcome } from '../../../shared/channel-events.js';
 
 /**
  * One user's last word on one reaction: on (1) or off (0), the event's time in ms and its

@@ -1,6 +1,6 @@
 // ChannelSnapshot (docs/design.md §6.4): the anchor message in full plus a compact window of the
 // top-level messages before it. Pure: everything time-relative is relative to the anchor.
-import type { MediaRefInput } from './channel-events.js';
+import type { MediaRefInput } from '../../../shared/channel-events.js';
 import type { MessageState } from './ingest-apply.js';
 import { cutToBudget, snippet } from '../../../shared/text-cut.js';
 import { addTextCost, renderedTokens, shownTokens, type TextCost } from '../../../shared/text-cost.js';

@@ -1,7 +1,7 @@
 // ThreadContext (docs/design.md §6.5): the root in full, then replies from the most recent backwards
 // until the token budget is spent. A reply that does not fit whole is cut with "…" and nothing
 // older is taken. One pure function, so the policy is easy to tune or replace.
-import type { MediaRefInput } from './channel-events.js';
+import type { MediaRefInput } from '../../../shared/channel-events.js';
 import type { MessageState } from './ingest-apply.js';
 import { authorOf, isoTime, type Author } from './snapshot.js';
 import { cutToBudget } from '../../../shared/text-cut.js';
