@@ -142,7 +142,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps, lifecycle));
-  await app.register(metricsRoutes(deps.metrics));
+  await app.register(metricsRoutes(deps.metrics, deps.config));
   await registerV1Routes(app, services, deps);
   await app.register(mcpRoutes(services));
   await app.register(inspectorRoutes(deps.config));

@@ -278,6 +278,20 @@ export const configSchema = z.object({
     .default('true')
     .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * `/metrics` asks for `Authorization: Bearer {METRICS_TOKEN}` when set. Without it (and without
+   * METRICS_PORT) it is served openly except in production, where it is not served at all.
+   */
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Serve `/metrics` on this port of its own (at HOST) instead of the API's port. */
+  METRICS_PORT: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'expected a port number')
+      .transform(Number)
+      .pipe(z.number().max(65535))
+      .optional(),
+  ),
   /** OpenTelemetry (the standard variables): `true` turns tracing off whatever else is set. */
   OTEL_SDK_DISABLED: z
     .enum(['true', 'false', ''])

@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { bootstrapApiKeys } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { closeDeps, createDeps } from './deps.js';
+import { metricsExposure, startMetricsServer } from './http/metrics.js';
 
 /** After the drain, how long open connections get to end after a reply before they are cut. */
 const CONNECTION_CLOSE_GRACE_MS = 1_000;
@@ -46,8 +47,21 @@ closeWithGrace({ delay: config.SHUTDOWN_DRAIN_MS + 10_000 }, async ({ signal, er
     while (Date.now() < until && (await openConnections())) await sleep(50);
   }
   await app.close();
+  await metricsServer?.close();
   await closeDeps(deps);
 });
+
+const metricsServer =
+  config.METRICS_PORT === undefined
+    ? null
+    : await startMetricsServer(deps.metrics, {
+        host: config.HOST,
+        port: config.METRICS_PORT,
+        token: config.METRICS_TOKEN,
+      });
+if (metricsExposure(config) === 'off') {
+  app.log.warn('GET /metrics is not served: set METRICS_TOKEN or METRICS_PORT to expose it in production');
+}
 
 await app.listen({ host: config.HOST, port: config.PORT });
 app.log.info(

@@ -42,7 +42,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format) */
+        /**
+         * Prometheus metrics (text exposition format)
+         * @description With METRICS_TOKEN set, only for `Authorization: Bearer {METRICS_TOKEN}` (not a tenant key); with METRICS_PORT set, served on that port instead; in production without either, not served.
+         */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -1839,6 +1842,15 @@ export interface operations {
             };
             /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description missing or wrong METRICS_TOKEN */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
