@@ -66,7 +66,8 @@ const estimator = benchEstimator();
 
 interface ContextReply {
   payload: PromptPayload & { model?: string };
-  budget: { effective_window: number };
+  /** `cost`: the product's own expected bill of this payload, when the service reports one. */
+  budget: { effective_window: number; cost?: { billed_input: number } };
   compaction: { action: 'none' | 'truncated' | 'scheduled' | 'compacted' };
   context: { retrieved: { tokens: number }[]; lane: { lane_key: string } };
 }
@@ -86,6 +87,8 @@ interface RunStats {
   /** Per question: the share of its evidence turns in the payload. */
   recall: { contextd: number[]; naive: number[] };
   retrieved_tokens: number[];
+  /** The billed input the service itself reported (budget.cost), summed over the calls that had one. */
+  reported: { calls: number; billed_input: number };
 }
 
 function emptyRun(label: string): RunStats {
@@ -101,6 +104,7 @@ function emptyRun(label: string): RunStats {
     conflicts_409: 0,
     recall: { contextd: [], naive: [] },
     retrieved_tokens: [],
+    reported: { calls: 0, billed_input: 0 },
   };
 }
 
@@ -151,6 +155,10 @@ function noteReply(run: RunStats, reply: ContextReply): void {
   if (reply.compaction.action === 'compacted') run.replies_compacted += 1;
   if (reply.compaction.action === 'scheduled') run.replies_scheduled += 1;
   run.retrieved_tokens.push(reply.context.retrieved.reduce((s, r) => s + r.tokens, 0));
+  if (typeof reply.budget.cost?.billed_input === 'number') {
+    run.reported.calls += 1;
+    run.reported.billed_input += reply.budget.cost.billed_input;
+  }
 }
 
 async function compactionCount(inject: Inject, session: string): Promise<number> {
@@ -415,6 +423,9 @@ function summary(run: RunStats) {
     conflicts_409: run.conflicts_409,
     evidence_recall: { contextd: mean(run.recall.contextd), naive: mean(run.recall.naive) },
     questions: run.recall.contextd.length,
+    /** The service's own bill per turn (budget.cost), beside the bench's: null when it reports none. */
+    reported_billed_input_per_turn:
+      run.reported.calls === 0 ? null : run.reported.billed_input / run.reported.calls,
     median_retrieved_tokens: percentile(
       [...run.retrieved_tokens].sort((a, b) => a - b),
       50,
@@ -463,6 +474,8 @@ async function main(): Promise<void> {
       request: r.label,
       turns: r.turns,
       'billed/turn': num(r.billed_input_per_turn.contextd),
+      'reported billed/turn':
+        r.reported_billed_input_per_turn === null ? '–' : num(r.reported_billed_input_per_turn),
       'naive billed/turn': num(r.billed_input_per_turn.naive),
       ratio: `${r.ratio_to_naive.toFixed(2)}×`,
       'cache read': pct(r.cache_read_share.contextd),
@@ -486,6 +499,8 @@ async function main(): Promise<void> {
         'compactions/20 turns': channel.compactions_per_20_turns.toFixed(2),
         '409s': channel.conflicts_409,
         'billed/turn': num(channel.billed_input_per_turn.contextd),
+        'reported billed/turn':
+          channel.reported_billed_input_per_turn === null ? '–' : num(channel.reported_billed_input_per_turn),
         'naive billed/turn': num(channel.billed_input_per_turn.naive),
         ratio: `${channel.ratio_to_naive.toFixed(2)}×`,
         'cache read': pct(channel.cache_read_share.contextd),
