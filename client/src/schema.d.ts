@@ -1513,6 +1513,28 @@ export interface components {
                     /** @enum {string} */
                     reason: "no_more_candidates" | "next_item_too_large" | "retrieval_skipped";
                 };
+                /** @description what this payload is expected to cost under the provider's prompt-caching rules, against the cache the session's earlier calls left (docs/cost-model.md); estimates by contextd's token estimator */
+                cost?: {
+                    /** @description input tokens expected to be read from the prompt cache (0.1× price) */
+                    cache_read: number;
+                    /** @description input tokens expected to be written to the cache, both lifetimes */
+                    cache_write: number;
+                    /** @description of cache_write: 5-minute entries (1.25× price) */
+                    cache_write_5m: number;
+                    /** @description of cache_write: 1-hour entries (2× price) */
+                    cache_write_1h: number;
+                    /** @description input tokens billed at the base price (after the last cached breakpoint) */
+                    uncached: number;
+                    /** @description all input tokens of the payload: cache_read + cache_write + uncached */
+                    input_tokens: number;
+                    /** @description the expected bill in base-input tokens: 0.1 × read + 1.25 × write_5m + 2 × write_1h + uncached */
+                    billed_input: number;
+                    /**
+                     * @description against what the payload was priced: cold (the session's first call: everything written or uncached), expired (the cache entries of earlier calls had lived out), miss (live entries, none a prefix of this payload), warm (a cached prefix is read)
+                     * @enum {string}
+                     */
+                    basis: "cold" | "expired" | "miss" | "warm";
+                };
             };
             compaction: {
                 /** @enum {string} */
@@ -1620,6 +1642,28 @@ export interface components {
                     tokens: number;
                     /** @enum {string} */
                     reason: "no_more_candidates" | "next_item_too_large" | "retrieval_skipped";
+                };
+                /** @description what this payload is expected to cost under the provider's prompt-caching rules, against the cache the session's earlier calls left (docs/cost-model.md); estimates by contextd's token estimator */
+                cost?: {
+                    /** @description input tokens expected to be read from the prompt cache (0.1× price) */
+                    cache_read: number;
+                    /** @description input tokens expected to be written to the cache, both lifetimes */
+                    cache_write: number;
+                    /** @description of cache_write: 5-minute entries (1.25× price) */
+                    cache_write_5m: number;
+                    /** @description of cache_write: 1-hour entries (2× price) */
+                    cache_write_1h: number;
+                    /** @description input tokens billed at the base price (after the last cached breakpoint) */
+                    uncached: number;
+                    /** @description all input tokens of the payload: cache_read + cache_write + uncached */
+                    input_tokens: number;
+                    /** @description the expected bill in base-input tokens: 0.1 × read + 1.25 × write_5m + 2 × write_1h + uncached */
+                    billed_input: number;
+                    /**
+                     * @description against what the payload was priced: cold (the session's first call: everything written or uncached), expired (the cache entries of earlier calls had lived out), miss (live entries, none a prefix of this payload), warm (a cached prefix is read)
+                     * @enum {string}
+                     */
+                    basis: "cold" | "expired" | "miss" | "warm";
                 };
             };
             compaction: {

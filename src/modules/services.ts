@@ -98,14 +98,6 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
       tx,
     ),
   );
-  // Turns appended through /turns: a lane over its thresholds gets a background compaction.
-  sessionServices.transcript.addAfterAppend(({ tenantId, session, entries }) =>
-    compaction.afterAppend({
-      tenantId,
-      sessionId: session.id,
-      laneKeys: [...new Set(entries.map((e) => e.laneKey))],
-    }),
-  );
   return {
     ...services,
     ...compactionModule,

@@ -346,11 +346,15 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
     // The payload holds the channel context once, and the marker moves to the turn carrying it.
     expect(JSON.stringify(body.payload.messages).split('<channel_snapshot').length).toBe(2);
     expect(await attachedSeq()).toBe(body.turn_seq);
-    // What was sent stays sent: the stored turn is the sent one.
+    // What was sent stays sent: the stored turn is the sent one up to the turn's breakpoint; the
+    // notes after it are this payload's only.
+    const end = body.cache.breakpoints.find((b: { position: string }) => b.position === 'this_turn').block;
+    expect(turn.slice(end + 1).map((b) => b.text)).toEqual([expect.stringContaining('[Context recovery')]);
     const stored = (await transcript(s.id)).find((e) => e.seq === body.turn_seq)!;
-    expect(stored.content).toEqual(stripCache(turn));
+    expect(stored.content).toEqual(stripCache(turn.slice(0, end + 1)));
 
-    // The next call has that turn in view again: nothing is re-attached, and it is repeated as sent.
+    // The next call has that turn in view again: nothing is re-attached, and it is repeated as sent
+    // up to its breakpoint.
     await t.inject({
       method: 'POST',
       url: `/v1/sessions/${s.id}/turns`,
@@ -362,7 +366,7 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
     expect(next.json().context.lane.first_sent_seq).toBeLessThanOrEqual(body.turn_seq);
     const messages = next.json().payload.messages as { content: unknown }[];
     expect(messages.map((m) => JSON.stringify(stripCache(m.content)))).toContain(
-      JSON.stringify(stripCache(turn)),
+      JSON.stringify(stripCache(turn.slice(0, end + 1))),
     );
     expect(JSON.stringify(messages.at(-1))).not.toContain('<channel_snapshot');
   });

@@ -204,9 +204,9 @@ describe('assembleContext: order (§6.6)', () => {
     expect(blocks.slice(1).map((t) => /^<(\w+)/.exec(t)![1])).toEqual([
       'channel_snapshot',
       'thread_context',
-      'retrieved_context',
       'quoted_reply',
       'pending_slot',
+      'retrieved_context',
     ]);
     // The turn's size is the sum of its blocks' as they were added, never below a recount.
     const recount = estimator.content(r.userTurn.content) + 4;
@@ -222,8 +222,13 @@ describe('assembleContext: order (§6.6)', () => {
     expect(r.context.retrieved.map((x) => x.id)).toEqual(['mem1']);
     expect(r.budget.components.channel_context).toBeGreaterThan(0);
     expect(r.budget.components.memories).toBeGreaterThan(0);
-    // The stored turn is exactly the last message's blocks, without cache_control.
-    expect(withoutCacheControl(r.payload.messages.at(-1)!.content)).toEqual(r.userTurn.content);
+    // The stored turn is exactly the last message's blocks up to the turn's breakpoint, without
+    // cache_control; the retrieved block after it is this payload's only.
+    const last = r.payload.messages.at(-1)!.content as unknown[];
+    const end = r.cache.breakpoints.find((b) => b.position === 'this_turn')!.block!;
+    expect(end).toBe(last.length - 2);
+    expect(withoutCacheControl(last.slice(0, end + 1))).toEqual(r.userTurn.content);
+    expect(JSON.stringify(r.userTurn.content)).not.toContain('retrieved_context');
     expect(JSON.stringify(r.userTurn.content)).not.toContain('cache_control');
   });
 
@@ -420,7 +425,11 @@ describe('assembleContext: channel context after truncation', () => {
       /^<channel_snapshot trust="untrusted">\nChannelSnapshot of slack channel #general/,
     );
     expect(turn[2]).toMatch(/^<thread_context trust="untrusted">/);
-    expect(turn.at(-1)).toBe(`<context_notes>\n${recoveryNote}\n</context_notes>`);
+    // The notes follow the stored turn in this payload only.
+    expect(turn.join('\n')).not.toContain('<context_notes>');
+    expect(texts(r.payload.messages.at(-1)!.content).at(-1)).toBe(
+      `<context_notes>\n${recoveryNote}\n</context_notes>`,
+    );
     expect(r.notes).toContain(recoveryNote);
     // Earlier turns are not rewritten: the history sent is the newest part of what was stored,
     // the carrying turn stays out, and the cap still holds.

@@ -241,3 +241,34 @@ describe('purge', () => {
     expect(purgeCut(chat(4), ['ok'], 0)).toBe(0);
   });
 });
+
+describe('a change of the sent view (the window needs it, or the cache is cold)', () => {
+  it('keeps the newest share of the window verbatim and summarizes the rest in one step', () => {
+    const entries = chat(200, 20);
+    const window = 8_000;
+    const result = plan(entries, { viewChange: 'cold', effectiveWindow: window });
+    expect(result.reasons).toContain('cold');
+    expect(result.steps).toContain('summarize');
+    const kept = entries.filter((e) => e.seq >= result.firstKeptSeq);
+    const keptTokens = kept.reduce((sum, e) => sum + e.tokenEstimate, 0);
+    expect(keptTokens).toBeLessThanOrEqual(compactionDefaults.keepShare * window);
+    // A large step: far more than the ten entries a threshold compaction keeps.
+    expect(kept.length).toBeGreaterThan(compactionDefaults.keepRecent);
+    // Most of the share is used: the kept suffix is the longest that fits, not a fixed count.
+    expect(keptTokens).toBeGreaterThan(0.8 * compactionDefaults.keepShare * window);
+  });
+
+  it('never leaves out the previous exchange, even when it alone is over the share', () => {
+    const entries = [...chat(10, 10), entry(11, 'user', 'long '.repeat(4000)), entry(12, 'assistant', 'ok')];
+    const result = plan(entries, { viewChange: 'window', effectiveWindow: 4_000 });
+    expect(result.firstKeptSeq).toBeLessThanOrEqual(11);
+    expect(result.steps).toContain('summarize');
+  });
+
+  it('changes nothing when the view is within the share', () => {
+    const entries = chat(12, 4);
+    const result = plan(entries, { viewChange: 'cold', effectiveWindow: 190_000 });
+    expect(result.steps).toEqual([]);
+    expect(result.firstKeptSeq).toBe(0);
+  });
+});

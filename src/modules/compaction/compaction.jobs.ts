@@ -12,6 +12,10 @@ export interface CompactionJobData {
   sessionId: string;
   reason: string;
   laneKeys?: string[];
+  /** The effective window of the context call that asked for the job: the lane is judged against it. */
+  effectiveWindow?: number;
+  /** Set when the job changes the sent view because the caller's window needs it. */
+  viewChange?: 'window';
 }
 
 export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'failed' | 'cancelled';

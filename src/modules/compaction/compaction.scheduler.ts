@@ -1,6 +1,8 @@
 // When compactions run: now (the API with `wait`, the compact_context tool, a blocked payload, a
-// purge) or as a background job (the API without `wait`, a lane over its thresholds after a turn,
-// a payload at should_compact). Jobs go through the durable queue; its worker runs `compact`.
+// purge, a cold provider cache with the lane past its history share) or as a background job (the
+// API without `wait`, a payload at should_compact). Appending turns never schedules one: a change
+// of the sent view waits until the window needs it or the cache is cold (docs/compaction.md).
+// Jobs go through the durable queue; its worker runs `compact`.
 import type { CompactionJobData, CompactionQueue } from './compaction.jobs.js';
 import { compactionJobNotFound, compactionRunning, isCompactionRunning } from './compaction.errors.js';
 import type { CompactParams, CompactResult, CompactionService } from './compaction.service.js';
@@ -12,12 +14,6 @@ export type CompactionRequestOutcome =
 export function createCompactionScheduler(deps: {
   service: CompactionService;
   queue: CompactionQueue;
-  /** Lanes of the session over their thresholds (one read). */
-  lanesOverThresholds: (params: {
-    tenantId: string;
-    sessionId: string;
-    laneKeys: string[];
-  }) => Promise<string[]>;
   log?: { warn(obj: unknown, msg: string): void };
 }) {
   const { service, queue } = deps;
@@ -46,6 +42,8 @@ export function createCompactionScheduler(deps: {
           trigger: 'job',
           ...(job.data.laneKeys ? { laneKeys: job.data.laneKeys } : {}),
           force: job.data.reason === 'api',
+          ...(job.data.effectiveWindow !== undefined ? { effectiveWindow: job.data.effectiveWindow } : {}),
+          ...(job.data.viewChange ? { viewChange: job.data.viewChange } : {}),
         });
         return { result };
       } catch (error) {
@@ -61,23 +59,6 @@ export function createCompactionScheduler(deps: {
       } catch (error) {
         deps.log?.warn({ err: error, session_id: data.sessionId }, 'could not queue a compaction');
         return null;
-      }
-    },
-
-    /** After turns were appended through /turns: lanes over their thresholds get a background job. */
-    async afterAppend(params: { tenantId: string; sessionId: string; laneKeys: string[] }): Promise<void> {
-      try {
-        const over = await deps.lanesOverThresholds(params);
-        if (over.length > 0) {
-          await queue.enqueue({
-            tenantId: params.tenantId,
-            sessionId: params.sessionId,
-            reason: 'thresholds',
-            laneKeys: over,
-          });
-        }
-      } catch (error) {
-        deps.log?.warn({ err: error, session_id: params.sessionId }, 'could not check compaction thresholds');
       }
     },
 

@@ -13,13 +13,13 @@ import type { LaneStateRow, LanesRepository } from '../lanes/lanes.repository.js
 import type { CompactionMetrics } from './compaction.metrics.js';
 import { compactionRunning, compactionSessionNotFound, laneNotFound } from './compaction.errors.js';
 import type { CompactResult, LaneOutcome, LaneView } from './compaction.schemas.js';
-import { planLane, type LanePlan } from './core/lane-plan.js';
+import { planLane, type LanePlan, type ViewChange } from './core/lane-plan.js';
 import { purgeCut, scrubEntries } from './core/purge.js';
 import { identifierSurvival } from './core/identifiers.js';
 import { entryText } from './core/chunking.js';
 import type { CompactionSettings, LaneEntry, Summarizer, SummaryResult } from './core/types.js';
 
-export type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge';
+export type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge' | 'cold';
 
 export type { CompactResult, LaneOutcome };
 
@@ -35,8 +35,10 @@ export interface CompactParams {
   budgetForces?: boolean;
   /** Wait for a running compaction of the session instead of a 409. */
   wait?: boolean;
-  /** Effective window the history target is a share of (default from config). */
+  /** Effective window the history target is a share of: the caller's (default from config). */
   effectiveWindow?: number;
+  /** The context policy decided the sent view changes now, and why (core/lane-plan.ts). */
+  viewChange?: ViewChange;
   /** Test seam: runs after summarizing, before the fenced commit (a paused holder). */
   beforeCommit?: (lane: string) => Promise<void>;
 }
@@ -103,6 +105,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       effectiveWindow: params.effectiveWindow ?? deps.defaultEffectiveWindow,
       force: params.force ?? false,
       budgetForces: params.budgetForces ?? false,
+      ...(params.viewChange ? { viewChange: params.viewChange } : {}),
       // A deleted text in the verbatim view: the view starts after its last entry.
       minFirstKeptSeq: purge.length > 0 ? purgeCut(kept, purge, state.firstKeptSeq) : state.firstKeptSeq,
       estimator: deps.estimator,

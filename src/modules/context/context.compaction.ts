@@ -1,10 +1,11 @@
-// What the context call needs of compaction: run it now (a purge, a blocked payload), schedule it
-// in the background (should_compact, a lane over its thresholds), and the thresholds themselves.
+// What the context call needs of compaction (docs/compaction.md, "When the view changes"): run it
+// now (a purge, a blocked payload, a cold provider cache with the lane past its history share) or
+// in the background (the window needs it), always judged against the caller's window.
 import type { CompactionScheduler } from '../compaction/compaction.scheduler.js';
 import type { CompactResult, CompactionService } from '../compaction/compaction.service.js';
 import type { CompactionSettings } from '../compaction/core/types.js';
 import type { AssembleResult, CompactionMode } from './core/assemble.js';
-import { budgetState, type BudgetLimits } from './core/budget.js';
+import { budgetState, mandatoryTokens, type BudgetLimits } from './core/budget.js';
 
 /** A compaction this call ran before assembling again: its result, or why it could not run. */
 export interface CompactionRun {
@@ -28,8 +29,8 @@ export interface ContextCompaction {
     tenantId: string;
     sessionId: string;
     laneKey: string;
-    trigger: 'purge' | 'blocked';
-    effectiveWindow?: number;
+    trigger: 'purge' | 'blocked' | 'cold';
+    effectiveWindow: number;
   }): Promise<CompactionRun>;
   /** The job id (a job of the session that already waits, when there is one), or null when none could be queued. */
   schedule(params: {
@@ -37,15 +38,10 @@ export interface ContextCompaction {
     sessionId: string;
     laneKey: string;
     reason: string;
+    effectiveWindow: number;
   }): Promise<string | null>;
-  /** Which threshold the lane is over after this turn, or null. */
-  overThresholds(params: {
-    entries: number;
-    tokens: number;
-    summaryUpdatedAt: Date | null;
-    summaryStale: boolean;
-    now: Date;
-  }): string | null;
+  /** The share of the window past which a lane is due for a change of view at a cold cache. */
+  readonly historyShare: number;
 }
 
 export function createContextCompaction(deps: {
@@ -65,7 +61,10 @@ export function createContextCompaction(deps: {
           force: true,
           budgetForces: true,
           wait: true,
-          ...(params.effectiveWindow !== undefined ? { effectiveWindow: params.effectiveWindow } : {}),
+          effectiveWindow: params.effectiveWindow,
+          ...(params.trigger === 'purge'
+            ? {}
+            : { viewChange: params.trigger === 'cold' ? 'cold' : 'window' }),
         });
         return { result, error: null };
       } catch (error) {
@@ -78,26 +77,21 @@ export function createContextCompaction(deps: {
         sessionId: params.sessionId,
         reason: params.reason,
         laneKeys: [params.laneKey],
+        effectiveWindow: params.effectiveWindow,
+        viewChange: 'window',
       });
       return queued?.jobId ?? null;
     },
-    overThresholds({ entries, tokens, summaryUpdatedAt, summaryStale, now }) {
-      if (summaryStale) return 'stale';
-      if (entries > settings.maxEntries) return 'entries';
-      if (tokens > settings.maxTokens) return 'tokens';
-      if (summaryUpdatedAt && now.getTime() - summaryUpdatedAt.getTime() > settings.maxSummaryAgeMs) {
-        return 'summary_age';
-      }
-      return null;
-    },
+    historyShare: settings.historyShare,
   };
 }
 
 /**
- * What this call needs of compaction. The pressure is what the lane's whole view would take: older
- * entries the payload had to leave out count, so truncation does not hide that the lane needs
- * compacting. Now: blocked (`sync` also at should_compact), never on a dry run or a second pass.
- * In the background: should_compact, blocked, or entries left out.
+ * What this call needs of compaction. The pressure is what the lane's whole view would take
+ * without the elastic retrieved material: older entries the payload had to leave out count, so
+ * truncation does not hide that the lane needs compacting. Now: blocked (`sync` also at
+ * should_compact), never on a dry run or a second pass. In the background: should_compact, blocked,
+ * or entries left out.
  */
 export function compactionNeed(params: {
   mode: CompactionMode;
@@ -114,12 +108,11 @@ export function compactionNeed(params: {
     .filter((e) => e.seq < firstSent)
     .reduce((sum, e) => sum + e.tokenEstimate, 0);
   const multiplier = budget.used > 0 ? budget.used_with_margin / budget.used : 1;
+  // What must be sent (retrieved material is elastic and does not count) plus what was left out.
+  const mustSend = mandatoryTokens(budget.components) + droppedTokens;
   const state =
     budget.effective_window > 0
-      ? budgetState(
-          (budget.used_with_margin + droppedTokens * multiplier) / budget.effective_window,
-          params.limits,
-        )
+      ? budgetState((mustSend * multiplier) / budget.effective_window, params.limits)
       : budget.state;
   const active = params.mode !== 'never' && !params.dryRun;
   return {
@@ -154,4 +147,27 @@ export function reportCompaction(params: {
     job_id: params.scheduled,
     result: params.compacted,
   };
+}
+
+/**
+ * Whether the lane's sent view changes before this payload because the provider cache is cold
+ * anyway: the last call is older than the cache TTL (or there was none) and the history in view is
+ * past `historyShare` of the caller's window. Changing the view then costs no cache read that was
+ * not already lost; while the cache is warm, only the window's need changes it.
+ */
+export function coldViewChangeDue(params: {
+  mode: CompactionMode;
+  dryRun: boolean;
+  cacheCold: boolean;
+  viewTokens: number;
+  effectiveWindow: number;
+  historyShare: number;
+}): boolean {
+  return (
+    params.mode !== 'never' &&
+    !params.dryRun &&
+    params.cacheCold &&
+    params.effectiveWindow > 0 &&
+    params.viewTokens > params.historyShare * params.effectiveWindow
+  );
 }

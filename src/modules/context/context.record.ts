@@ -11,9 +11,11 @@ import type { ManifestService } from '../sessions/manifest.service.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 import type { AssembleResult } from './core/assemble.js';
 import { splitPayload } from './core/payload-layout.js';
+import type { BilledRequest } from './core/cost-model.js';
 import type { ContextRepository } from './context.repository.js';
 import type { LanesRepository } from '../lanes/lanes.repository.js';
 import type { ContextRequest, LoggedAssembly } from './context.types.js';
+import { BackgroundCommitDuringAssembly } from './context.errors.js';
 
 export function recordTurn(
   deps: {
@@ -32,6 +34,8 @@ export function recordTurn(
     lane: { version: number; summaryVersion: number };
     laneKey: string;
     sha: string;
+    /** The payload's expected cost and the prompt cache it leaves (core/cost-model.ts). */
+    billed: BilledRequest;
     /** The payload's bytes, the ones `sha` is taken over (stored for replay). */
     payloadText: string;
     model: string;
@@ -65,10 +69,18 @@ export function recordTurn(
       },
     ],
     notify: false,
-    onAppended: async (tx, { entries: written }) => {
+    onAppended: async (tx, { entries: written, session: updated }) => {
       const seq = written[0]!.seq;
       // Assembly read the session at nextSeq; a turn appended since means this payload
-      // would not contain it: refuse rather than log a payload the transcript contradicts.
+      // would not contain it: refuse rather than log a payload the transcript contradicts. When
+      // every entry appended since is a compaction record (each commit appends one and counts
+      // one), the bot did nothing concurrently: the call assembles again (context.service.ts).
+      if (
+        seq !== session.nextSeq &&
+        updated.compactionCount - session.compactionCount === seq - session.nextSeq
+      ) {
+        throw new BackgroundCommitDuringAssembly();
+      }
       if (seq !== session.nextSeq) {
         throw conflict(
           'context.concurrent_turn',
@@ -80,6 +92,10 @@ export function recordTurn(
         );
       }
       await context.storePayloadParts({ tenantId, parts: stored.parts, at: calledAt }, tx);
+      await context.recordCost(
+        { tenantId, sessionId, cache: params.billed.state, cost: params.billed.cost },
+        tx,
+      );
       await context.insertLog(
         {
           tenantId,

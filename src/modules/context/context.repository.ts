@@ -3,8 +3,9 @@
 import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { builtStatements, slot } from '../../db/prepared.js';
-import { contextLog, payloadParts, sessions } from '../../db/schema.js';
+import { contextLog, payloadParts, sessions, type CostTotals } from '../../db/schema.js';
 import { laneStateJoin, type LaneStateRow } from '../lanes/lanes.repository.js';
+import type { CacheState, CostReport } from './core/cost-model.js';
 import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
 import { scopeVersionsSql } from '../memory/scope-documents.repository.js';
 import { messageFromJson, messageJsonSql, type StoredMessage } from '../channels/channel-rows.repository.js';
@@ -206,6 +207,31 @@ export function createContextRepository(db: Executor) {
           sections: agent.sections,
         },
       };
+    },
+
+    /**
+     * The session's prompt cache as this call leaves it, and the call's expected cost added to the
+     * session's totals (in the transaction that appends the call's turn; the row is locked there).
+     */
+    async recordCost(
+      params: { tenantId: string; sessionId: string; cache: CacheState; cost: CostReport },
+      tx: Executor = db,
+    ): Promise<void> {
+      const { cost } = params;
+      const add = (key: keyof CostTotals, value: number) =>
+        sql`(${sessions.costTotals}->>${key})::numeric + ${value}::numeric`;
+      await tx
+        .update(sessions)
+        .set({
+          promptCache: params.cache,
+          costTotals: sql`jsonb_build_object(
+            'calls', ${add('calls', 1)},
+            'cache_read', ${add('cache_read', cost.cache_read)},
+            'cache_write', ${add('cache_write', cost.cache_write)},
+            'uncached', ${add('uncached', cost.uncached)},
+            'billed_input', ${add('billed_input', cost.billed_input)})`,
+        })
+        .where(and(eq(sessions.tenantId, params.tenantId), eq(sessions.id, params.sessionId)));
     },
 
     async insertLog(row: typeof contextLog.$inferInsert, tx: Executor = db): Promise<void> {

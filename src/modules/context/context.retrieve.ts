@@ -21,12 +21,38 @@ export const MIN_RETRIEVAL = 8;
 export const MAX_RETRIEVAL = 400;
 export const TOKENS_PER_RETRIEVED_ITEM = 15;
 
-/** How many items to retrieve for a call whose added material is capped at `cap` (default 4,000). */
-export function retrievalLimit(cap: number | undefined): number {
-  return Math.min(
-    MAX_RETRIEVAL,
-    Math.max(MIN_RETRIEVAL, Math.floor((cap ?? 4000) / TOKENS_PER_RETRIEVED_ITEM)),
-  );
+/** How many items to retrieve for a call whose retrieved material is capped at `cap` tokens. */
+export function retrievalLimit(cap: number): number {
+  return Math.min(MAX_RETRIEVAL, Math.max(MIN_RETRIEVAL, Math.floor(cap / TOKENS_PER_RETRIEVED_ITEM)));
+}
+
+/**
+ * Retrieved tokens per call when the caller sets no `max_context_tokens`. Retrieved material is
+ * sent after the turn's cache breakpoint, so every token of it is billed at the full input price
+ * on every call (docs/cost-model.md): ten times a token of cached history. A small block of what
+ * matches well is what the model can use; the caller's cap, when given, is the room instead.
+ */
+export const DEFAULT_RETRIEVAL_TOKENS = 1_500;
+
+/**
+ * Without a caller's cap a hit must be relevant enough to be worth its tokens: at least half as
+ * relevant as the best hit of this search, and above a floor that only noise falls under (the
+ * relevance is BM25 over the query's total term weight, damped by age: 1.0 is every query term
+ * matched once). Below it an item shares a common word or two with the message (small talk
+ * matching small talk). With a cap the caller asked for the room to be used, best first.
+ */
+export const DEFAULT_RELEVANCE = { floor: 0.1, shareOfBest: 0.5 } as const;
+
+/** The tokens retrieved material may take in this call. */
+export function retrievalCap(maxContextTokens: number | undefined): number {
+  return maxContextTokens ?? DEFAULT_RETRIEVAL_TOKENS;
+}
+
+/** The least score a hit needs, given the best hit's score (see DEFAULT_RELEVANCE). */
+export function minRelevance(maxContextTokens: number | undefined, best: number): number {
+  return maxContextTokens === undefined
+    ? Math.max(DEFAULT_RELEVANCE.floor, DEFAULT_RELEVANCE.shareOfBest * best)
+    : 0;
 }
 
 /**
@@ -108,9 +134,11 @@ export function createRetriever(deps: {
     scopeVersions?: Readonly<Record<string, number>>;
     now: Date;
     limit: number;
+    /** The least score a hit needs given the best one's; lower ones are left out with their neighbours. */
+    minScore: (best: number) => number;
     include: NonNullable<ContextRequest['include']>;
   }): Promise<RetrievedItem[]> {
-    const { session, laneKey, query, lexemes, now, limit, include, scopeVersions } = params;
+    const { session, laneKey, query, lexemes, now, limit, include, scopeVersions, minScore } = params;
     const scopes = visibleMemoryScopes(session);
     const hasChannel = Boolean(session.platform && session.channelId);
     const otherSources = [
@@ -158,7 +186,10 @@ export function createRetriever(deps: {
       // This lane's own summary is already the payload's first message.
       return include.lane_summaries !== false && r.lane_key !== laneKey;
     };
-    const results = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])]
+    const found = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])];
+    const least = minScore(found.reduce((best, r) => Math.max(best, r.score), 0));
+    const results = found
+      .filter((r) => r.score >= least)
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
     // Each item written out whole (no spread of a shared base): this runs for every candidate.

@@ -226,6 +226,33 @@ const budgetSchema = z.object({
     .describe(
       'room for contextd material (the smaller of max_context_tokens and the window room) left after retrieval, and why: no_more_candidates (every retrieved item went in), next_item_too_large (the next item did not fit whole), retrieval_skipped (no retrieval for this message)',
     ),
+  cost: z
+    .object({
+      cache_read: z.number().describe('input tokens expected to be read from the prompt cache (0.1× price)'),
+      cache_write: z.number().describe('input tokens expected to be written to the cache, both lifetimes'),
+      cache_write_5m: z.number().describe('of cache_write: 5-minute entries (1.25× price)'),
+      cache_write_1h: z.number().describe('of cache_write: 1-hour entries (2× price)'),
+      uncached: z
+        .number()
+        .describe('input tokens billed at the base price (after the last cached breakpoint)'),
+      input_tokens: z
+        .number()
+        .describe('all input tokens of the payload: cache_read + cache_write + uncached'),
+      billed_input: z
+        .number()
+        .describe(
+          'the expected bill in base-input tokens: 0.1 × read + 1.25 × write_5m + 2 × write_1h + uncached',
+        ),
+      basis: z
+        .enum(['cold', 'expired', 'miss', 'warm'])
+        .describe(
+          "against what the payload was priced: cold (the session's first call: everything written or uncached), expired (the cache entries of earlier calls had lived out), miss (live entries, none a prefix of this payload), warm (a cached prefix is read)",
+        ),
+    })
+    .optional()
+    .describe(
+      "what this payload is expected to cost under the provider's prompt-caching rules, against the cache the session's earlier calls left (docs/cost-model.md); estimates by contextd's token estimator",
+    ),
 });
 
 const contextPartState = z

@@ -3,20 +3,24 @@
 // statement (compacting first when a deleted text is in the lane's view); 2. read the lane's entries and
 // channel context and retrieve (context.retrieve.ts) in one parallel round; 3. assemble (pure,
 // core/assemble.ts; again with the channel context when truncation left out the turn that carried it);
-// 3b. decide compaction: now, when the budget makes it unavoidable, or scheduled; 4. unless dry_run,
-// record the user turn and its audit row (context.record.ts), then schedule a lane over its thresholds.
+// (changing the lane's sent view first when the provider cache is cold and the lane is past its share of
+// the window); 3b. decide compaction: now, when the budget makes it unavoidable, or scheduled; price the
+// payload against the session's prompt cache (core/cost-model.ts); 4. unless dry_run, record the user turn,
+// its audit row and the cost (context.record.ts).
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../shared/clock.js';
 import { assembleContext, type AssembleInput, type AssembleResult } from './core/assemble.js';
-import { DEFAULT_SAFETY_MARGIN } from './core/budget.js';
+import { DEFAULT_SAFETY_MARGIN, effectiveWindow } from './core/budget.js';
+import { cacheCold } from './core/cost-model.js';
+import { billPayload } from './core/prompt-blocks.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { checkAnchorSource, plainText } from './core/current-turn.js';
 import { asBlocks, toolResultIds } from '../sessions/core/history-view.js';
 import { pendingSlotSchema } from '../lanes/core/pending-slot.js';
 import { defaultLaneKey } from '../sessions/core/session-keys.js';
-import type { TokenEstimator } from '../../shared/tokens.js';
+import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../shared/tokens.js';
 import { validateTurnSequence } from '../sessions/core/turn-validation.js';
 import type { Db, Executor } from '../../db/client.js';
 import type { ContextRepository } from './context.repository.js';
@@ -31,6 +35,7 @@ import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
 import type { TranscriptService } from '../sessions/transcript.service.js';
 import {
+  coldViewChangeDue,
   compactionNeed,
   reportCompaction,
   type CompactionReport,
@@ -46,13 +51,20 @@ import {
   type ContextReply,
   type ContextRequest,
 } from './context.types.js';
-import { createRetriever, retrievalLimit, retrievalPlan } from './context.retrieve.js';
+import {
+  createRetriever,
+  minRelevance,
+  retrievalCap,
+  retrievalLimit,
+  retrievalPlan,
+} from './context.retrieve.js';
 import { createThreadMediaLoader, type PlatformMediaFetcher } from './context.media.js';
 import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
 import { recordTurn } from './context.record.js';
 import { createLaneHistoryCache } from './lane-history-cache.js';
+import { BackgroundCommitDuringAssembly } from './context.errors.js';
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
 export { visibleMemoryScopes } from './context.retrieve.js';
 
@@ -112,10 +124,22 @@ export function createContextService(deps: {
       return assembleTurn({ ...params, compacted: await compactNow(facts, turn.laneKey, 'purge') });
     }
     const reads = await readTurn(facts, turn);
+    if (coldViewChangeFirst(facts, turn, reads, params.compacted)) {
+      return assembleTurn({ ...params, compacted: await compactNow(facts, turn.laneKey, 'cold') });
+    }
     const message = await offloadedMessage(facts, reads);
     const result = await assembleWithChannelContext(facts, turn, reads, message);
     const compaction = await decideCompaction(facts, turn, reads, result, params.compacted);
     if ('rerun' in compaction) return assembleTurn({ ...params, compacted: compaction.rerun });
+    // What this payload is expected to cost against the cache the session's earlier calls left.
+    const billed = billPayload({
+      payload: result.payload,
+      model: facts.model,
+      at: reads.callAt,
+      state: turn.session.promptCache,
+      estimator: deps.estimator,
+    });
+    result.budget = { ...result.budget, cost: billed.cost };
     const wire = replyOf(result, {
       format: facts.request.format ?? 'anthropic',
       dryRun: facts.dryRun,
@@ -131,16 +155,13 @@ export function createContextService(deps: {
       lane: turn.lane,
       laneKey: turn.laneKey,
       sha: wire.sha256,
+      billed,
       payloadText: wire.payloadText,
       model: facts.model,
       now: reads.now,
       callerTools: facts.callerTools,
       onCommit: (tx, seq) => params.beforeCommit?.(tx, wire.reply(seq)) ?? Promise.resolve(),
     }).then((appended) => appended.entries[0]!);
-    await scheduleOverThresholds(facts, turn, reads, result, {
-      scheduled: compaction.scheduled,
-      userTurnTokens: userTurn.tokenEstimate,
-    });
     return wire.reply(userTurn.seq);
   }
 
@@ -163,6 +184,11 @@ export function createContextService(deps: {
         (include.memories !== false || include.channel_search !== false),
       mode: request.compaction ?? 'auto',
       dryRun: request.dry_run ?? false,
+      // The caller's window: every compaction this call runs or schedules is judged against it.
+      window: effectiveWindow({
+        total: request.budget?.total ?? config.CONTEXT_BUDGET,
+        maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
+      }),
       model: request.model ?? config.DEFAULT_MODEL,
       callerTools: request.tools ?? [],
     };
@@ -234,19 +260,40 @@ export function createContextService(deps: {
     return deps.compaction !== undefined && !compacted && (turn.laneState?.purgeTexts?.length ?? 0) > 0;
   }
 
-  function compactNow(
-    facts: TurnFacts,
-    laneKey: string,
-    trigger: 'purge' | 'blocked',
-    effectiveWindow?: number,
-  ) {
+  function compactNow(facts: TurnFacts, laneKey: string, trigger: 'purge' | 'blocked' | 'cold') {
     const { tenantId, sessionId } = facts;
     return deps.compaction!.compactNow({
       tenantId,
       sessionId,
       laneKey,
       trigger,
-      ...(effectiveWindow !== undefined ? { effectiveWindow } : {}),
+      effectiveWindow: facts.window,
+    });
+  }
+
+  /**
+   * The provider cache is cold anyway and the lane's history is past its share of the caller's
+   * window: change the sent view before this payload, when it costs no cache read
+   * (docs/compaction.md, "When the view changes").
+   */
+  function coldViewChangeFirst(
+    facts: TurnFacts,
+    turn: LoadedTurn,
+    reads: TurnReads,
+    compacted: CompactionRun | undefined,
+  ) {
+    if (!deps.compaction || compacted) return false;
+    const from = turn.lane.firstKeptSeq;
+    return coldViewChangeDue({
+      mode: facts.mode,
+      dryRun: facts.dryRun,
+      cacheCold: cacheCold(turn.session.promptCache, reads.callAt),
+      viewTokens: reads.entries.reduce(
+        (sum, e) => (e.seq >= from ? sum + e.tokenEstimate + MESSAGE_OVERHEAD_TOKENS : sum),
+        0,
+      ),
+      effectiveWindow: facts.window,
+      historyShare: deps.compaction.historyShare,
     });
   }
 
@@ -310,6 +357,8 @@ export function createContextService(deps: {
     // latest stored turn of the lane, else the session's creation: never the wall clock.
     const now = provisionalNow ?? entries.at(-1)?.createdAt ?? session.createdAt;
     const retrieved = await (early ?? retrieval.at(now));
+    // When the call happens, for the provider cache: the turn's time, else the clock's.
+    const callAt = (provisionalNow ?? deps.clock.now()).getTime();
     // Media of the current thread, opt-in (§6.11); the manifest decides attach or reference.
     const media =
       include.media === 'thread' && anchor && hasChannel
@@ -328,7 +377,9 @@ export function createContextService(deps: {
       readNotes,
       quotedMessage: quoted?.messages?.[0] ?? null,
       now,
+      callAt,
       retrieved,
+      retrievalTokens: retrieval.tokens,
       searchable: retrieval.searchable,
       retrievalNote: retrieval.note,
       ...media,
@@ -356,8 +407,11 @@ export function createContextService(deps: {
       include,
       lexemes,
     });
-    const limit = retrievalLimit(request.budget?.max_context_tokens);
+    // Sized in tokens: the caller's cap, else a small default (context.retrieve.ts).
+    const tokens = retrievalCap(request.budget?.max_context_tokens);
+    const limit = retrievalLimit(tokens);
     return {
+      tokens,
       searchable: plan.searchable,
       note: plan.note,
       at: (now: Date) =>
@@ -369,6 +423,7 @@ export function createContextService(deps: {
               lexemes,
               now,
               limit,
+              minScore: (best) => minRelevance(request.budget?.max_context_tokens, best),
               include,
               scopeVersions: loaded.scopeVersions,
             })
@@ -468,6 +523,7 @@ export function createContextService(deps: {
       ],
       quotedReply: quoted ? quotedReplyOf(quoted) : null,
       retrieved: reads.retrieved,
+      retrievalTokens: reads.retrievalTokens,
       retrievalSkipped: !reads.searchable,
       media: reads.media,
       manifest: reads.manifestRows.map((r) => ({
@@ -503,13 +559,19 @@ export function createContextService(deps: {
       limits: { compactTrigger: config.COMPACT_TRIGGER, hardBlock: config.HARD_BLOCK },
     });
     if (deps.compaction && need.now) {
-      const run = await compactNow(facts, laneKey, 'blocked', result.budget.effective_window);
+      const run = await compactNow(facts, laneKey, 'blocked');
       if (run.result) return { rerun: run };
       result.notes.push(`Compaction could not run before this payload: ${run.error}.`);
     }
     const scheduled =
       deps.compaction && need.schedule
-        ? await deps.compaction.schedule({ tenantId, sessionId, laneKey, reason: need.state })
+        ? await deps.compaction.schedule({
+            tenantId,
+            sessionId,
+            laneKey,
+            reason: need.state,
+            effectiveWindow: facts.window,
+          })
         : null;
     const report = reportCompaction({
       mode: facts.mode,
@@ -519,35 +581,6 @@ export function createContextService(deps: {
       scheduled,
     });
     return { scheduled, report };
-  }
-
-  /** 4b. The lane over its thresholds after this turn: a background compaction (never on the hot path). */
-  async function scheduleOverThresholds(
-    facts: TurnFacts,
-    turn: LoadedTurn,
-    reads: TurnReads,
-    result: AssembleResult,
-    params: { scheduled: string | null; userTurnTokens: number },
-  ) {
-    if (!deps.compaction || facts.mode === 'never' || params.scheduled !== null) return;
-    const { tenantId, sessionId } = facts;
-    const over = deps.compaction.overThresholds({
-      entries:
-        reads.entries.filter((e) => e.kind === 'message' || e.kind === 'context_attachment').length + 1,
-      // What the lane's view costs as sent (cleared tool results counted as cleared), plus this turn.
-      tokens: result.budget.components.conversation + params.userTurnTokens,
-      summaryUpdatedAt: turn.laneState?.summaryUpdatedAt ?? null,
-      summaryStale: turn.laneState?.summaryStale ?? false,
-      now: reads.now,
-    });
-    if (over) {
-      await deps.compaction.schedule({
-        tenantId,
-        sessionId,
-        laneKey: turn.laneKey,
-        reason: `thresholds:${over}`,
-      });
-    }
   }
 
   return {
@@ -575,15 +608,17 @@ export function createContextService(deps: {
         },
         async (record) => {
           let body: string | null = null;
-          const assembled = await assembleTurn({
-            tenantId,
-            sessionId,
-            request,
-            beforeCommit: async (tx, committed) => {
-              body = encode(committed.reply, committed.payloadText);
-              await record({ statusCode: 200, body }, tx);
-            },
-          });
+          const assembled = await assembleAgainAfterBackgroundCommits(() =>
+            assembleTurn({
+              tenantId,
+              sessionId,
+              request,
+              beforeCommit: async (tx, committed) => {
+                body = encode(committed.reply, committed.payloadText);
+                await record({ statusCode: 200, body }, tx);
+              },
+            }),
+          );
           return { statusCode: 200, body: body ?? encode(assembled.reply, assembled.payloadText) };
         },
       );
@@ -595,3 +630,21 @@ export function createContextService(deps: {
 }
 
 export type ContextService = ReturnType<typeof createContextService>;
+
+/** Assemblies a call runs at most when compactions keep committing under it (each one is rare). */
+const MAX_ASSEMBLIES = 3;
+
+/**
+ * contextd's own background work never fails a bot's turn: a compaction that committed while the
+ * call assembled makes it assemble again over the new state (bounded; the last attempt's conflict
+ * is a 409 like any other concurrent append).
+ */
+async function assembleAgainAfterBackgroundCommits<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof BackgroundCommitDuringAssembly) || tries >= MAX_ASSEMBLIES) throw error;
+    }
+  }
+}

@@ -3,14 +3,27 @@
 // cache is already cold unless the budget forces it; (2) summarize all but the most recent K
 // entries; (3) truncate: move the view further forward, folding what leaves it into the same
 // summary. Every cut is at a unit boundary, so a tool_use never loses its tool_result.
-import { renderHistory, toolUseIds, asBlocks, unitStarts } from '../../sessions/core/history-view.js';
+import {
+  asBlocks,
+  fitHistorySuffix,
+  renderHistory,
+  toolUseIds,
+  unitStarts,
+} from '../../sessions/core/history-view.js';
 import { storedToolLoopStart, toolSafeStart } from '../../sessions/core/render.js';
 import type { TokenEstimator } from '../../../shared/tokens.js';
 import { renderedContextTag } from '../../../shared/content-blocks.js';
 import type { CompactionSettings, CompactionStrategy, LaneEntry } from './types.js';
 
 export type CompactionReason =
-  'entries' | 'tokens' | 'view' | 'summary_age' | 'stale' | 'purge' | 'history_share';
+  'entries' | 'tokens' | 'view' | 'summary_age' | 'stale' | 'purge' | 'history_share' | 'window' | 'cold';
+
+/**
+ * Why the sent view changes now (docs/compaction.md, "When the view changes"): the payload needs
+ * the room (`window`), or the provider cache is cold anyway and the lane is past its history share
+ * (`cold`). Either keeps the newest `keepShare` of the window verbatim and summarizes the rest.
+ */
+export type ViewChange = 'window' | 'cold';
 
 /** The view (rendered context included) may grow to this many times the token threshold before it is cleared. */
 export const VIEW_TOKENS_FACTOR = 4;
@@ -35,6 +48,8 @@ export interface LanePlanInput {
   budgetForces: boolean;
   /** A deleted text forces the view to start at least here (purgeCut). */
   minFirstKeptSeq: number;
+  /** Set when the context policy decided the sent view changes now (and why). */
+  viewChange?: ViewChange;
   estimator: TokenEstimator;
   settings: CompactionSettings;
 }
@@ -125,6 +140,7 @@ export function planLane(input: LanePlanInput): LanePlan {
   const said = withoutRenderedContext(turns, estimator);
   const saidTokens = (cleared: number) => viewTokens(said, lane.firstKeptSeq, cleared, estimator);
   const reasons = laneReasons(input, before, saidTokens(lane.clearedBeforeSeq));
+  if (input.viewChange) reasons.push(input.viewChange);
   const plan: LanePlan = {
     steps: [],
     reasons,
@@ -161,9 +177,13 @@ export function planLane(input: LanePlanInput): LanePlan {
     }
   }
 
-  // 2. Summarize all but the most recent K entries (moved back so a kept result keeps its call).
-  const keepFrom =
-    turns.length > settings.keepRecent ? turns[turns.length - settings.keepRecent]!.seq : lane.firstKeptSeq;
+  // 2. Summarize all but the most recent K entries (moved back so a kept result keeps its call);
+  // a change of the sent view keeps the newest share of the window instead.
+  const keepFrom = input.viewChange
+    ? viewKeepFrom(turns, lane, input)
+    : turns.length > settings.keepRecent
+      ? turns[turns.length - settings.keepRecent]!.seq
+      : lane.firstKeptSeq;
   // An open tool loop stays whole: its first assistant message holds the thinking the API needs
   // back with the results (docs/sessions.md, "Extended thinking and tool loops").
   const loopStart = storedToolLoopStart(turns);
@@ -177,7 +197,9 @@ export function planLane(input: LanePlanInput): LanePlan {
   // turn does not trigger again) or over the history share, move the start forward by whole
   // units, always keeping the last one.
   const clearedAt = cleared > lane.clearedBeforeSeq ? cleared : lane.clearedBeforeSeq;
-  const target = Math.min(settings.maxTokens / 2, settings.historyShare * input.effectiveWindow);
+  const target = input.viewChange
+    ? Math.floor(settings.keepShare * input.effectiveWindow)
+    : Math.min(settings.maxTokens / 2, settings.historyShare * input.effectiveWindow);
   const messages = renderHistory({
     entries: turns,
     firstKeptSeq: cut,
@@ -188,7 +210,8 @@ export function planLane(input: LanePlanInput): LanePlan {
   const loopIndex = loopStart === null ? -1 : messages.findIndex((m) => m.seqs.at(-1)! >= loopStart);
   const starts = unitStarts(messages, loopIndex === -1 ? undefined : loopIndex);
   let truncated = false;
-  for (let u = 0; u + 1 < starts.length && total > target; u += 1) {
+  // The previous exchange (the last two units) is never truncated away.
+  for (let u = 0; u + 2 < starts.length && total > target; u += 1) {
     for (let i = starts[u]!; i < starts[u + 1]!; i += 1) total -= messages[i]!.tokens;
     cut = messages[starts[u + 1]!]!.seqs[0]!;
     truncated = true;
@@ -210,4 +233,30 @@ export function planLane(input: LanePlanInput): LanePlan {
     plan.keptMessages = turns.filter((e) => e.seq >= cut).length;
   }
   return plan;
+}
+
+/**
+ * Where the verbatim view starts after a change of the sent view: the newest whole units within
+ * `keepShare` of the window, and never fewer than the last two (the previous exchange).
+ */
+function viewKeepFrom(
+  turns: readonly LaneEntry[],
+  lane: LanePlanInput['lane'],
+  input: Pick<LanePlanInput, 'effectiveWindow' | 'estimator' | 'settings'>,
+): number {
+  const messages = renderHistory({
+    entries: turns,
+    firstKeptSeq: lane.firstKeptSeq,
+    clearedBeforeSeq: lane.clearedBeforeSeq,
+    estimator: input.estimator,
+  });
+  const starts = unitStarts(messages);
+  if (starts.length <= 2) return lane.firstKeptSeq;
+  const room = Math.floor(input.settings.keepShare * input.effectiveWindow);
+  const lastTwo = starts[starts.length - 2]!;
+  let from = fitHistorySuffix(messages, room);
+  if (from === 0) return lane.firstKeptSeq;
+  if (from > lastTwo) from = lastTwo;
+  // fitHistorySuffix returns a unit start (or 0); a message index maps to its first entry's seq.
+  return messages[from]?.seqs[0] ?? lane.firstKeptSeq;
 }

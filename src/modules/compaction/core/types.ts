@@ -23,8 +23,17 @@ export interface CompactionSettings {
   keepToolUses: number;
   /** The provider's prompt-cache TTL: clearing prefers a cache already cold (5 min). */
   cacheTtlMs: number;
-  /** Target: history at most this share of the effective window (0.5). */
+  /**
+   * History past this share of the effective window makes the lane due for a change of its sent
+   * view at the next cold provider cache (0.5).
+   */
   historyShare: number;
+  /**
+   * A change of the sent view (the window needs it, or the cache is cold and the lane is due) keeps
+   * the newest history up to this share of the effective window verbatim (0.25): a step large
+   * enough that the next one is far away.
+   */
+  keepShare: number;
   /** The stored summary is cut to this many characters (16,000). */
   summaryMaxChars: number;
   /**
@@ -47,6 +56,7 @@ export const compactionDefaults: CompactionSettings = {
   keepToolUses: 3,
   cacheTtlMs: 5 * 60 * 1000,
   historyShare: 0.5,
+  keepShare: 0.25,
   summaryMaxChars: 16_000,
   extractiveMaxChars: 8_000,
   summarizerWindowTokens: 200_000,

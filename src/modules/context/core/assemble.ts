@@ -83,10 +83,18 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   if (view.dropped > 0) notes.push(droppedNote(view.dropped, input.compaction));
   components.conversation = view.tokens;
   room.take(components.conversation);
-  const packed = packRetrieved({ ...view.retrievable, room: room.left(), ...sizer.wrapper }); // 7
+  const packed = packRetrieved({
+    ...view.retrievable,
+    room: Math.min(room.left(), input.retrievalTokens ?? Number.POSITIVE_INFINITY),
+    ...sizer.wrapper,
+  }); // 7
+  // The turn as stored: channel context, the quoted reply and the slot go into the transcript and
+  // stay in later history. Retrieved material and notes are this payload's only: they follow the
+  // turn's breakpoint, so they never pile up in later history nor change its cached prefix.
   const turnBlocks: TextBlock[] = [...channel.turnContext.blocks];
+  const payloadOnly: TextBlock[] = [];
   if (packed.text !== null) {
-    turnBlocks.push({ type: 'text', text: packed.text });
+    payloadOnly.push({ type: 'text', text: packed.text });
     components.memories = packed.tokens;
     room.take(components.memories);
   }
@@ -100,6 +108,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   };
   const own = ownBlocks(input, current, channel.turnContext, deferral.note, components, notes, stable); // 8
   turnBlocks.push(...own.blocks);
+  payloadOnly.push(...own.notesBlocks);
 
   // The user turn exactly as stored: the user's content, then media, then the labelled blocks,
   // with object keys in jsonb's order so the stored copy serializes to the same bytes.
@@ -107,10 +116,15 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   // Everything in this turn that is not channel context or retrieved material: the user's own
   // content, the slot and the notes. Every block was measured when it was added (an estimate of
   // content is the sum of its blocks'), so the turn is not counted again.
-  components.current_turn = current.userTokens + own.tokens;
-  const userTurnTokens = components.current_turn + components.channel_context + components.memories;
+  components.current_turn = current.userTokens + own.tokens + own.notesTokens;
+  const userTurnTokens = current.userTokens + own.tokens + components.channel_context;
 
-  const { messages, previousTurn } = messagesOf(summaryBlock, view, userTurn); // 9
+  const { messages, previousTurn, thisTurnEnd } = messagesOf(
+    summaryBlock,
+    view,
+    userTurn,
+    jsonbKeyOrder(payloadOnly),
+  ); // 9
   const payload: AnthropicPayload = {
     model: input.model,
     max_tokens: limits.maxOutputTokens,
@@ -122,6 +136,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     lastCacheableSystem: system.lastCacheable,
     summaryMessage: summaryBlock ? 0 : null,
     previousTurn,
+    thisTurnEnd,
     stablePrefixTokens: components.tools + components.system + components.summary + components.conversation,
   }); // 10
 
@@ -297,8 +312,8 @@ function retrievalSizer(input: AssembleInput, stable: TokenEstimator) {
       // A row's own tokens; the first row of a (source, day) group also pays for the group's keys.
       const sizes = eligible.map((item) => stable.text(safeJson(retrievedLine(item))) + 1);
       // Chunks of history about to be dropped count too: they are what retrieval brings back.
-      const total = eligible.length === 0 ? 0 : header + sizes.reduce((a, b) => a + b, 0);
-      return { eligible, sizes, total };
+      const all = eligible.length === 0 ? 0 : header + sizes.reduce((a, b) => a + b, 0);
+      return { eligible, sizes, total: Math.min(all, input.retrievalTokens ?? Number.POSITIVE_INFINITY) };
     },
   };
 }
@@ -499,17 +514,24 @@ function ownBlocks(
     notes.push(deferralNote);
   }
   if (turnContext.recoveryNote) modelNotes.push(turnContext.recoveryNote);
-  const partial = budgetReport({ ...components, current_turn: current.userTokens }, input.limits);
+  // Judged on what must be sent: retrieved material is elastic and never raises the usage.
+  const partial = budgetReport(
+    { ...components, memories: 0, current_turn: current.userTokens },
+    input.limits,
+  );
   const usage = usageNote(partial.percentage);
   if (usage) modelNotes.push(usage);
   const flush = memoryFlushNote(input.previousPercentage, partial.percentage);
   if (flush) modelNotes.push(flush);
+  // The notes are this payload's only (after the turn's breakpoint, never stored).
+  const notesBlocks: TextBlock[] = [];
+  let notesTokens = 0;
   if (modelNotes.length > 0) {
     const text = renderNotesBlock(modelNotes);
-    blocks.push({ type: 'text', text });
-    tokens += stable.text(text);
+    notesBlocks.push({ type: 'text', text });
+    notesTokens = stable.text(text);
   }
-  return { blocks, tokens, slotUse };
+  return { blocks, tokens, notesBlocks, notesTokens, slotUse };
 }
 
 /**
@@ -517,7 +539,12 @@ function ownBlocks(
  * this turn joins the last history message when that is a user message too, so the next call
  * (which renders this turn from the transcript) repeats these bytes exactly.
  */
-function messagesOf(summaryBlock: TextBlock | null, view: HistoryView, userTurn: Block[]) {
+function messagesOf(
+  summaryBlock: TextBlock | null,
+  view: HistoryView,
+  userTurn: Block[],
+  payloadOnly: Block[],
+) {
   const { kept } = view;
   const messages: Anthropic.MessageParam[] = [];
   if (summaryBlock) messages.push({ role: 'user', content: [summaryBlock] });
@@ -534,11 +561,16 @@ function messagesOf(summaryBlock: TextBlock | null, view: HistoryView, userTurn:
     ? { message: messages.length - 1, block: lastKept.message.content.length - 1 }
     : null;
   if (lastKept?.message.role === 'user') {
-    messages[messages.length - 1] = { role: 'user', content: [...lastKept.message.content, ...userTurn] };
+    messages[messages.length - 1] = {
+      role: 'user',
+      content: [...lastKept.message.content, ...userTurn, ...payloadOnly],
+    };
   } else {
-    messages.push({ role: 'user', content: userTurn });
+    messages.push({ role: 'user', content: [...userTurn, ...payloadOnly] });
   }
-  return { messages, previousTurn };
+  // This turn's stored part ends here; the payload-only blocks follow its breakpoint.
+  const thisTurnEnd = (messages.at(-1)!.content as Block[]).length - payloadOnly.length - 1;
+  return { messages, previousTurn, thisTurnEnd };
 }
 
 /** What context the payload used: channel, snapshot, thread, retrieved rows, the lane's view, focus, slot. */

@@ -1,5 +1,6 @@
 // The shapes assembly works on: its input (limits, lane view, channel context, retrieved items,
 // media, manifest) and its result (payload, budget, context report, attachments, cache).
+import type { CostReport } from './cost-model.js';
 import type { TextCost } from '../../../shared/text-cost.js';
 import type Anthropic from '@anthropic-ai/sdk';
 
@@ -164,6 +165,8 @@ export interface AssembleInput {
   quotedReply: QuotedReply | null;
   retrieved: readonly RetrievedItem[];
   /** Retrieval did not run for this message (tool results, sources off, nothing to search for). */
+  /** Tokens the retrieved block may take at most (besides the window and the caller's cap). */
+  retrievalTokens?: number;
   retrievalSkipped?: boolean;
   media: readonly MediaCandidate[];
   /** The session's attachment manifest: media already sent, and the turn that first sent each. */
@@ -205,13 +208,17 @@ export interface AssembledContext {
 
 export interface AssembleResult {
   payload: AnthropicPayload;
-  budget: BudgetReport & { unused: UnusedRoom };
+  /** `cost` is set by the service, which knows the session's prompt cache (core/cost-model.ts). */
+  budget: BudgetReport & { unused: UnusedRoom; cost?: CostReport };
   context: AssembledContext;
   attachments: Attachment[];
   deferred_tools: DeferredTool[];
   notes: string[];
   cache: CacheReport;
-  /** The rendered user turn, exactly as sent (without cache_control): what the transcript stores. */
+  /**
+   * The rendered user turn as the transcript stores it (without cache_control): what the payload
+   * sends of it up to this turn's breakpoint; the retrieved material and notes after it are not stored.
+   */
   userTurn: { content: Block[]; tokens: number };
   /**
    * The turn that carried the lane's channel context is not among the history this payload sends

@@ -119,11 +119,31 @@ export function addedTokens(c: BudgetComponents): number {
   return c.channel_context + c.summary + c.memories + c.conversation;
 }
 
+/**
+ * Retrieved material is elastic: it shrinks to whatever room is left, so it never raises the
+ * budget state. The state judges what must be sent (everything else).
+ */
+export const ELASTIC_COMPONENTS: readonly BudgetComponent[] = ['memories'];
+
+/** The share of the effective window that `tokens` (a raw estimate) takes with the margin applied. */
+export function windowShare(tokens: number, limits: BudgetLimits): number {
+  const window = effectiveWindow(limits);
+  return window === 0 ? Number.POSITIVE_INFINITY : withMargin(tokens, windowMultiplier(limits)) / window;
+}
+
+/** The raw estimate of what must be sent: every component but the elastic ones. */
+export function mandatoryTokens(components: BudgetComponents): number {
+  return budgetComponentNames
+    .filter((name) => !ELASTIC_COMPONENTS.includes(name))
+    .reduce((sum, name) => sum + components[name], 0);
+}
+
 export function budgetReport(components: BudgetComponents, limits: BudgetLimits): BudgetReport {
   const window = effectiveWindow(limits);
   const used = budgetComponentNames.reduce((sum, name) => sum + components[name], 0);
   const usedWithMargin = withMargin(used, windowMultiplier(limits));
   const share = window === 0 ? Number.POSITIVE_INFINITY : usedWithMargin / window;
+  const mandatoryShare = windowShare(mandatoryTokens(components), limits);
   return {
     total: limits.total,
     max_output_tokens: limits.maxOutputTokens,
@@ -135,7 +155,7 @@ export function budgetReport(components: BudgetComponents, limits: BudgetLimits)
     used_with_margin: usedWithMargin,
     remaining: window - usedWithMargin,
     percentage: Number.isFinite(share) ? Math.round(share * 10_000) / 10_000 : 1,
-    state: budgetState(share, limits),
+    state: budgetState(mandatoryShare, limits),
     safety_margin: limits.safetyMargin,
     calibration: { ...(limits.calibration ?? NO_CALIBRATION) },
   };

@@ -44,6 +44,8 @@ export function placeCacheBreakpoints(
     summaryMessage: number | null;
     /** The previous turn ends at this message, at or before this block. */
     previousTurn: { message: number; block: number } | null;
+    /** This turn's stored part ends at this block of the last message (what follows is this payload's only). */
+    thisTurnEnd?: number;
     stablePrefixTokens: number;
   },
 ): CacheReport {
@@ -93,7 +95,7 @@ export function placeCacheBreakpoints(
   };
   mark('summary', at.summaryMessage);
   if (at.previousTurn) mark('previous_turn', at.previousTurn.message, at.previousTurn.block);
-  mark('this_turn', payload.messages.length - 1);
+  mark('this_turn', payload.messages.length - 1, at.thisTurnEnd);
   return { breakpoints, stable_prefix_tokens: at.stablePrefixTokens };
 }
 

@@ -202,3 +202,11 @@ function nextState(args: {
     .sort((a, b) => b.expires_at - a.expires_at);
   return { entries: [...touched.values(), ...untouched].slice(0, MAX_CACHE_ENTRIES) };
 }
+
+/**
+ * Whether the provider holds nothing of the conversation at `at`: no call yet, or every entry
+ * past its lifetime. A change of the prompt's prefix then costs no cache read.
+ */
+export function cacheCold(state: CacheState | null, at: number): boolean {
+  return !state || !state.entries.some((entry) => entry.expires_at > at);
+}

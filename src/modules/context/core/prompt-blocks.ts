@@ -4,7 +4,13 @@
 // this one reading, so both bill the same prompt the same way.
 import { createHash } from 'node:crypto';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../../shared/tokens.js';
-import type { CacheTtl, PromptBlock } from './cost-model.js';
+import {
+  billRequest,
+  type BilledRequest,
+  type CacheState,
+  type CacheTtl,
+  type PromptBlock,
+} from './cost-model.js';
 
 /** The parts of a Messages request that make up its prompt. */
 export interface PromptPayload {
@@ -87,4 +93,20 @@ export function promptBlocks(payload: PromptPayload, estimator: TokenEstimator):
     });
   }
   return blocks;
+}
+
+/** Bills a payload against the cache state the conversation's earlier requests left (cost-model.ts). */
+export function billPayload(params: {
+  payload: PromptPayload;
+  model: string;
+  at: number;
+  state: CacheState | null;
+  estimator: TokenEstimator;
+}): BilledRequest {
+  return billRequest({
+    blocks: promptBlocks(params.payload, params.estimator),
+    model: params.model,
+    at: params.at,
+    state: params.state,
+  });
 }

@@ -1,0 +1,184 @@
+// The context call's cost policy against a real database: every reply prices its payload under the
+// provider's prompt-caching rules against the cache the session's earlier calls left (dry runs leave
+// it alone) and the session sums it; retrieved material is this payload's only (after the turn's
+// breakpoint, never stored); the sent view changes at a cold cache once the history passes its
+// share of the caller's window, and not while the cache is warm.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
+
+let ctx: TestContext;
+let t: TestTenant;
+let channelSeq = 0;
+
+beforeAll(async () => {
+  ctx = await createTestApp();
+  t = await ctx.tenant();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+const T0 = Date.parse('2026-02-01T09:00:00Z');
+const iso = (ms: number) => new Date(T0 + ms).toISOString();
+
+async function session() {
+  const response = await t.inject({
+    method: 'POST',
+    url: '/v1/sessions',
+    payload: { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: `CC${++channelSeq}` },
+  });
+  expect(response.statusCode).toBeLessThan(300);
+  return { id: response.json().session.id as string, channelId: `CC${channelSeq}` };
+}
+
+// A cacheable system prompt past the 1,024-token minimum, so the prefix is written and read.
+const SYSTEM = [
+  { name: 'persona', text: `You are a support bot. ${'Answer briefly and cite the ticket. '.repeat(250)}` },
+];
+
+interface Cost {
+  cache_read: number;
+  cache_write: number;
+  uncached: number;
+  input_tokens: number;
+  billed_input: number;
+  basis: string;
+}
+
+async function call(id: string, content: string, atMs: number, extra: Record<string, unknown> = {}) {
+  const response = await t.inject({
+    method: 'POST',
+    url: `/v1/sessions/${id}/context`,
+    payload: { message: { content, time: iso(atMs) }, system: SYSTEM, ...extra },
+  });
+  expect(response.statusCode).toBe(200);
+  return response.json() as {
+    payload: { messages: { role: string; content: { type: string; text?: string }[] }[] };
+    budget: { cost: Cost; effective_window: number };
+    cache: { breakpoints: { position: string; index: number; block?: number }[] };
+    compaction: { action: string; result: { lanes: { strategies_run: string[] }[] } | null };
+    turn_seq: number | null;
+  };
+}
+
+const answer = (id: string, text: string, atMs: number) =>
+  t.inject({
+    method: 'POST',
+    url: `/v1/sessions/${id}/turns`,
+    payload: { turns: [{ role: 'assistant', content: text, time: iso(atMs) }] },
+  });
+
+async function totals(id: string) {
+  const [row] = await queryRows<{ cost_totals: Record<string, number> }>(
+    ctx.deps.database.db,
+    sql`select cost_totals from sessions where id = ${id}`,
+  );
+  return row!.cost_totals;
+}
+
+describe('the cost report', () => {
+  it('prices the first call cold, a call within the TTL warm, one after it expired; dry runs change nothing', async () => {
+    const s = await session();
+    const first = (await call(s.id, 'first question about ticket T-1', 0)).budget.cost;
+    expect(first).toMatchObject({ basis: 'cold', cache_read: 0 });
+    expect(first.cache_write).toBeGreaterThan(1024);
+    expect(first.cache_write + first.uncached).toBe(first.input_tokens);
+    expect(first.billed_input).toBeCloseTo(1.25 * first.cache_write + first.uncached, 1);
+    expect((await answer(s.id, 'T-1 is open', 30_000)).statusCode).toBe(201);
+
+    const dry = (await call(s.id, 'second question about ticket T-2', 60_000, { dry_run: true })).budget.cost;
+    const second = (await call(s.id, 'second question about ticket T-2', 60_000)).budget.cost;
+    // The dry run left the cache state as it was: the call priced the same.
+    expect(second).toEqual(dry);
+    expect(second.basis).toBe('warm');
+    expect(second.cache_read).toBeGreaterThanOrEqual(first.cache_write);
+    expect(second.billed_input).toBeLessThan(first.billed_input);
+    expect((await answer(s.id, 'T-2 is closed', 90_000)).statusCode).toBe(201);
+
+    const third = (await call(s.id, 'third question about ticket T-3', 60_000 + 10 * 60_000)).budget.cost;
+    expect(third).toMatchObject({ basis: 'expired', cache_read: 0 });
+
+    const sum = await totals(s.id);
+    expect(sum.calls).toBe(3);
+    expect(sum.billed_input).toBeCloseTo(first.billed_input + second.billed_input + third.billed_input, 1);
+    expect(sum.cache_read).toBe(first.cache_read + second.cache_read + third.cache_read);
+  });
+});
+
+describe('retrieved material', () => {
+  it("follows the turn's breakpoint and is never stored: the next call repeats the turn without it", async () => {
+    const s = await session();
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/memories',
+      payload: {
+        scope: 'channel',
+        scope_key: `slack:${s.channelId}`,
+        type: 'fact',
+        text: 'The staging database password rotation happens every Tuesday at 09:00 UTC',
+      },
+    });
+    expect(created.statusCode).toBeLessThan(300);
+    const reply = await call(s.id, 'When does the staging database password rotation happen?', 0);
+    const last = reply.payload.messages.at(-1)!;
+    const end = reply.cache.breakpoints.find((b) => b.position === 'this_turn')!.block!;
+    const after = last.content.slice(end + 1).map((b) => b.text ?? '');
+    expect(after.some((text) => text.startsWith('<retrieved_context'))).toBe(true);
+    expect(last.content.slice(0, end + 1).some((b) => (b.text ?? '').includes('<retrieved_context'))).toBe(
+      false,
+    );
+
+    expect((await answer(s.id, 'Every Tuesday.', 30_000)).statusCode).toBe(201);
+    const next = await call(s.id, 'thanks', 60_000);
+    const history = JSON.stringify(next.payload.messages.slice(0, -1));
+    expect(history).toContain('When does the staging database password rotation happen?');
+    expect(history).not.toContain('<retrieved_context');
+  });
+});
+
+describe('when the sent view changes', () => {
+  // A 6,000-token window and no system prompt: half the window is 3,000 tokens of history.
+  const small = { budget: { total: 7_000, max_output_tokens: 1_000 }, system: [] };
+  const chatter = (n: number, from: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `turn ${from + i}: the deployment of service ${from + i} needs a review of ${'its configuration '.repeat(8)}`,
+    }));
+
+  it('at a cold cache once the history passes half the window; never while the cache is warm', async () => {
+    const s = await session();
+    const append = async (n: number, from: number) =>
+      expect(
+        (
+          await t.inject({
+            method: 'POST',
+            url: `/v1/sessions/${s.id}/turns`,
+            payload: { turns: chatter(n, from) },
+          })
+        ).statusCode,
+      ).toBe(201);
+    await append(90, 0);
+    // First call: no cache yet, the history is past half of the window: compacted now.
+    const first = await call(s.id, 'status?', 0, small);
+    expect(first.compaction.action).toBe('compacted');
+    const records = await queryRows<{ trigger: string }>(
+      ctx.deps.database.db,
+      sql`select content->>'trigger' as trigger from transcript_entries where session_id = ${s.id} and kind = 'compaction'`,
+    );
+    expect(records).toEqual([{ trigger: 'cold' }]);
+
+    // Within the TTL the history grows past half the window again: the warm prefix is kept.
+    await append(40, 100);
+    const warm = await call(s.id, 'and now?', 60_000, small);
+    expect(warm.compaction.action).not.toBe('compacted');
+    expect(warm.budget.cost.basis).toBe('warm');
+
+    // The cache has gone cold: the view changes before this payload.
+    await append(2, 200);
+    const cold = await call(s.id, 'after lunch?', 60_000 + 30 * 60_000, small);
+    expect(cold.compaction.action).toBe('compacted');
+    expect(cold.budget.cost.basis).toBe('expired');
+  });
+});
