@@ -268,3 +268,22 @@ describe('prompt blocks', () => {
     expect(second.cost.basis).toBe('warm');
   });
 });
+
+describe('a long warm conversation', () => {
+  it('reads the previous request whole on every call, however many prefixes earlier reads renewed', () => {
+    let state: CacheState | null = null;
+    const reads: number[] = [];
+    for (let turns = 0; turns < 30; turns += 1) {
+      // Marked as contextd marks it: the previous turn and this turn, so each call writes two prefixes.
+      const spec: [string, number, CacheTtl?][] = [['system', 2000, '5m']];
+      for (let t = 0; t < turns; t += 1)
+        spec.push([`user${t}`, 100], [`assistant${t}`, 200, t === turns - 1 ? '5m' : undefined]);
+      spec.push([`user${turns}`, 100, '5m']);
+      const billed = bill(prompt(spec), turns * MINUTE, state);
+      reads.push(billed.cost.cache_read);
+      state = billed.state;
+    }
+    // From the second call on, everything the previous call sent is read: 2,000 + 300 per turn before it.
+    for (let turns = 1; turns < 30; turns += 1) expect(reads[turns]).toBe(2000 + 300 * (turns - 1) + 100);
+  });
+});

@@ -200,7 +200,11 @@ function nextState(args: {
   const untouched = [...live.values()]
     .filter((e) => !touched.has(e.prefix))
     .sort((a, b) => b.expires_at - a.expires_at);
-  return { entries: [...touched.values(), ...untouched].slice(0, MAX_CACHE_ENTRIES) };
+  // Longest first: a conversation grows, so its next request reads the longest prefix. (Kept in
+  // block order, a long conversation's oldest prefixes, all renewed by every read, would push out
+  // what this request wrote, and its next request would find only an old prefix.)
+  const used = [...touched.values()].sort((a, b) => b.tokens - a.tokens);
+  return { entries: [...used, ...untouched].slice(0, MAX_CACHE_ENTRIES) };
 }
 
 /**
