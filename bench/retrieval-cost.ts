@@ -12,7 +12,7 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { queryRows, type Database, type Executor } from '../src/db/client.js';
 import type { Clock } from '../src/shared/clock.js';
-import { visibleMemoryScopes } from '../src/modules/context/context.retrieve.js';
+import { visibleMemoryScopes } from '../src/modules/memory/core/visible-scopes.js';
 import { createMemorySearchService } from '../src/modules/memory/memory-search.service.js';
 import {
   createSearchRepository,

@@ -6,7 +6,7 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, type Executor } from '../../src/db/client.js';
-import { visibleMemoryScopes } from '../../src/modules/context/context.retrieve.js';
+import { visibleMemoryScopes } from '../../src/modules/memory/core/visible-scopes.js';
 import { createSearchRepository, type SearchFilters } from '../../src/modules/memory/search.repository.js';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
 

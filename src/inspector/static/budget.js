@@ -1,7 +1,7 @@
 // The budget report of one turn drawn as a stacked bar: each component's tokens as a share of the
 // effective window, then the safety margin (and calibration) on top, so the bar ends at
-// used_with_margin — the figure the states compare — under the 80/95/98% marks. Every number is
-// also written out as text.
+// used_with_margin — the figure the states compare — under the instance's marks (compact soon,
+// compact trigger, hard block, from /inspect/thresholds.json). Every number is also written out as text.
 import { formatPercent, formatTokens, h, keyValueTable } from './dom.js';
 
 /** The report's components in assembly order (docs/assembly.md, "Budget"). */

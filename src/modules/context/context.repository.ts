@@ -75,6 +75,7 @@ function loadTurnStatement(
         and m.platform = ${anchorScope.platform} and m.channel_id = ${anchorScope.channelId}
         and m.message_id = ${slot('messageId')} and not m.is_placeholder and m.deleted_at is null)`
     : sql`null::text`;
+  // session-keys.ts turnLaneKey, in SQL (test/integration/rules-in-sql.test.ts checks they agree).
   const laneKey = sql<string>`coalesce(${anchorLane}, ${slot('laneKey')}::text,
     ${sessions.turnState}->>'last_lane_key',
     case when ${sessions.channelId} is null then 'root:session' else 'root:' || ${sessions.channelId} end)`;
@@ -113,7 +114,8 @@ function loadTurnStatement(
             from: slot<number>('readFrom'),
           })}`
         : sql<null>`null`,
-      // The keys of context.retrieve.ts visibleMemoryScopes, and the session key of its chunks.
+      // The keys of memory/core/visible-scopes.ts visibleMemoryScopes (test/integration/rules-in-sql.test.ts
+      // checks they agree), and the session key of its chunks.
       scopeVersions: sql<unknown>`${scopeVersionsSql(sql`${sessions.tenantId}`, [
         { source: 'memories', key: sql`'tenant:'` },
         {

@@ -5,7 +5,7 @@ import { type RetrievedItem } from './core/assemble.js';
 
 import type { SessionRow } from '../sessions/sessions.repository.js';
 
-import type { MemoryScope } from '../memory/memories.repository.js';
+import { visibleMemoryScopes } from '../memory/core/visible-scopes.js';
 import type { MemorySearchService, SearchResult } from '../memory/memory-search.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 
@@ -78,23 +78,6 @@ export function retrievalPlan(params: {
       note: 'Nothing was retrieved: the message has no words to search with (only stop words or punctuation).',
     };
   return { searchable: true, note: null };
-}
-
-/**
- * The memory scopes visible to a session (docs/design.md §4 memories.scope / scope_key). Searches
- * pass them as a filter, so the database reads only these scopes' memories.
- */
-export function visibleMemoryScopes(session: SessionRow): { scope: MemoryScope; scopeKey: string }[] {
-  return [
-    { scope: 'tenant', scopeKey: '' },
-    ...(session.platform && session.channelId
-      ? [{ scope: 'channel' as const, scopeKey: `${session.platform}:${session.channelId}` }]
-      : []),
-    ...(session.platform && session.userId
-      ? [{ scope: 'user' as const, scopeKey: `${session.platform}:${session.userId}` }]
-      : []),
-    { scope: 'session', scopeKey: session.sessionKey },
-  ];
 }
 
 /**

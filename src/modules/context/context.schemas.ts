@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { compactResultSchema } from '../compaction/compaction.schemas.js';
 import { turnContentSchema } from '../../shared/content-blocks.js';
-import { budgetComponentNames, unusedReasons } from './core/budget.js';
+import { budgetComponentNames, budgetStates, unusedReasons } from './core/budget.js';
 import {
   SERVER_TOOL_NAMES,
   TOOL_NAME_PATTERN,
@@ -210,7 +210,7 @@ const budgetSchema = z.object({
   used_with_margin: z.number(),
   remaining: z.number(),
   percentage: z.number(),
-  state: z.enum(['ok', 'compact_soon', 'should_compact', 'blocked']),
+  state: z.enum(budgetStates),
   safety_margin: z.number(),
   calibration: z
     .object({

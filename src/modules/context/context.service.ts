@@ -19,7 +19,7 @@ import type { ContentBlock } from '../../shared/content-blocks.js';
 import { checkAnchorSource, plainText } from './core/current-turn.js';
 import { asBlocks, toolResultIds } from '../sessions/core/history-view.js';
 import { pendingSlotSchema } from '../lanes/core/pending-slot.js';
-import { defaultLaneKey } from '../sessions/core/session-keys.js';
+import { turnLaneKey } from '../sessions/core/session-keys.js';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../shared/tokens.js';
 import { validateTurnSequence } from '../sessions/core/turn-validation.js';
 import type { Db, Executor } from '../../db/client.js';
@@ -66,7 +66,6 @@ import { recordTurn } from './context.record.js';
 import { createLaneHistoryCache } from './lane-history-cache.js';
 import { BackgroundCommitDuringAssembly } from './context.errors.js';
 export type { ContextReply, ContextRequest, OutputFormat } from './context.types.js';
-export { visibleMemoryScopes } from './context.retrieve.js';
 
 export function createContextService(deps: {
   db: Db;
@@ -222,12 +221,7 @@ export function createContextService(deps: {
     checkAnchorSource(session, source);
     const found = await deps.channels.anchorFromRow(tenantId, loaded.anchor);
     const anchor = found?.view ?? null;
-    // Without an anchor or an explicit lane, the turn continues the lane of the last turn.
-    const laneKey =
-      anchor?.lane_key ??
-      request.message.lane_key ??
-      session.turnState.last_lane_key ??
-      defaultLaneKey(session);
+    const laneKey = turnLaneKey(anchor?.lane_key, request.message.lane_key, session);
     // The session-wide turn rules (role order, tool pairing), with their stable codes.
     validateTurnSequence(
       session.turnState,

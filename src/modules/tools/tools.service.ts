@@ -11,7 +11,7 @@ import {
   sniffMediaType,
   type ImageMediaType,
 } from '../../shared/media.js';
-import { defaultLaneKey } from '../sessions/core/session-keys.js';
+import { continuedLaneKey } from '../sessions/core/session-keys.js';
 import { searchTools } from './core/tool-deferral.js';
 import { AppError } from '../../shared/errors.js';
 import type { CompactionService } from '../compaction/compaction.service.js';
@@ -24,7 +24,7 @@ import { isTextMediaType, type BlobsService } from '../sessions/blobs.service.js
 import type { ChannelSearchService } from '../channels/channel-search.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import type { ContextService } from '../context/context.service.js';
-import { visibleMemoryScopes } from '../context/context.service.js';
+import { visibleMemoryScopes } from '../memory/core/visible-scopes.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { MemoryType } from '../memory/memories.repository.js';
@@ -166,7 +166,7 @@ export function createToolsService(deps: {
         sources: ['memories'],
         // Only the scopes the session can see are read (the filter is in the query).
         filters: { scopes: visibleMemoryScopes(session), ...(params.types ? { types: params.types } : {}) },
-        laneKey: session.turnState.last_lane_key ?? defaultLaneKey(session),
+        laneKey: continuedLaneKey(session),
         now: deps.clock.now(),
         maxResults: params.maxResults,
       });
@@ -234,7 +234,7 @@ export function createToolsService(deps: {
       throw toolInvalidInput(details);
     }
     const scope = { tenantId, platform: session.platform!, channelId: session.channelId! };
-    const laneKey = session.turnState.last_lane_key ?? defaultLaneKey(session);
+    const laneKey = continuedLaneKey(session);
     switch (name) {
       case 'channel_context': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_context']>;
@@ -324,7 +324,7 @@ export function createToolsService(deps: {
       }
       case 'compact_context': {
         // The same operation as POST /compact, on the lane the agent is working in.
-        const laneKey = session.turnState.last_lane_key ?? defaultLaneKey(session);
+        const laneKey = continuedLaneKey(session);
         try {
           const result = await deps.compaction.compact({
             tenantId,

@@ -29,7 +29,9 @@ export const budgetComponentNames = [
 export type BudgetComponent = (typeof budgetComponentNames)[number];
 export type BudgetComponents = Record<BudgetComponent, number>;
 
-export type BudgetState = 'ok' | 'compact_soon' | 'should_compact' | 'blocked';
+/** The states of a budget, least pressed first (budgetState decides which). */
+export const budgetStates = ['ok', 'compact_soon', 'should_compact', 'blocked'] as const;
+export type BudgetState = (typeof budgetStates)[number];
 
 export interface BudgetLimits {
   /** The model's context window in tokens. */
