@@ -13,6 +13,7 @@ import { frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerJsonBodyParser } from './http/json-body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { metricsRoutes, registerMetrics } from './http/metrics.js';
+import { registerLoadShedding } from './http/load-shedding.js';
 import { registerTracing } from './telemetry/tracing.js';
 import { apiTags, documentComponents, documentRoute } from './http/openapi-transform.js';
 import { registerRetentionJob } from './modules/retention/retention.job.js';
@@ -95,6 +96,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   registerMetrics(app, deps.metrics);
+  // Before auth and body parsing: an excess request costs as little as possible.
+  registerLoadShedding(app, { limit: deps.config.MAX_WORK_IN_FLIGHT, metrics: deps.metrics });
   registerAuth(app, services.tenants);
 
   await app.register(fastifyRateLimit, {

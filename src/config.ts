@@ -225,6 +225,11 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
   BLOB_LIMIT_BYTES: int(25 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: int(6000),
+  /**
+   * Work requests (writes, the context call, searches) one instance runs at once; the excess is
+   * answered at once with 503 `overloaded` and Retry-After (0: no limit). Reads and health are not counted.
+   */
+  MAX_WORK_IN_FLIGHT: int(8),
   TRUST_PROXY: trustProxy,
   /** Platform Web API base URLs (tests point them at local fakes). */
   SLACK_API_URL: z.url().default('https://slack.com/api'),

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { errorBodySchema } from './error-handler.js';
@@ -22,6 +22,16 @@ export function createMetrics() {
       help: 'HTTP request latency by route',
       labelNames: ['method', 'route', 'status'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    workInFlight: new Gauge({
+      name: 'contextd_work_in_flight',
+      help: 'Work requests (writes, context calls, searches) this instance is running',
+      registers: [registry],
+    }),
+    workShed: new Counter({
+      name: 'contextd_work_shed_total',
+      help: 'Work requests answered 503 overloaded because MAX_WORK_IN_FLIGHT were running',
       registers: [registry],
     }),
     lockFallbacks: new Counter({

@@ -133,8 +133,16 @@ export interface TestAppOptions {
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  // No compaction worker unless a test asks for one (jobs are still queued).
-  return parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', COMPACTION_WORKERS: '0', ...env });
+  // No compaction worker unless a test asks for one (jobs are still queued). No limit on work in
+  // flight unless a test asks for one (test/integration/load-shedding.test.ts): concurrency tests
+  // send bursts past the default to one instance on purpose.
+  return parseConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    COMPACTION_WORKERS: '0',
+    MAX_WORK_IN_FLIGHT: '0',
+    ...env,
+  });
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
