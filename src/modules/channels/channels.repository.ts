@@ -39,6 +39,25 @@ export type {
 
 const built = builtStatements();
 
+/** snapshotRows' statement for a `limit` (a literal, so the planner sees it). */
+export function snapshotRowsStatement(executor: Executor, limit: number) {
+  const slots = {
+    tenantId: slot('tenantId'),
+    platform: slot('platform'),
+    channelId: slot('channelId'),
+    ts: slot<number>('ts'),
+    messageId: slot('messageId'),
+    limit,
+    repliesFrom: slot<number>('repliesFrom'),
+    repliesTo: slot<number>('repliesTo'),
+  };
+  return rawStatement<MessageRow & { replies_in_window: number; channel_name: string | null }>(
+    executor,
+    sql`select (select name from channels where ${scopeWhere(slots)}) as channel_name, x.*
+      from (select 1) as one left join lateral (${topLevelBeforeMsSql(slots)}) x on true`,
+  );
+}
+
 export function createChannelsRepository(db: Executor) {
   return {
     ...createChannelIngestRepository(db),
@@ -119,23 +138,7 @@ export function createChannelsRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<{ channelName: string | null; rows: (StoredMessage & { repliesInWindow: number })[] }> {
       const limit = literalLimit(scope.limit);
-      const statement = built(tx, `snapshot:${limit}`, (executor) => {
-        const slots = {
-          tenantId: slot('tenantId'),
-          platform: slot('platform'),
-          channelId: slot('channelId'),
-          ts: slot<number>('ts'),
-          messageId: slot('messageId'),
-          limit,
-          repliesFrom: slot<number>('repliesFrom'),
-          repliesTo: slot<number>('repliesTo'),
-        };
-        return rawStatement<MessageRow & { replies_in_window: number; channel_name: string | null }>(
-          executor,
-          sql`select (select name from channels where ${scopeWhere(slots)}) as channel_name, x.*
-            from (select 1) as one left join lateral (${topLevelBeforeMsSql(slots)}) x on true`,
-        );
-      });
+      const statement = built(tx, `snapshot:${limit}`, (executor) => snapshotRowsStatement(executor, limit));
       const rows = await rowsOf(
         statement.execute({
           tenantId: scope.tenantId,

@@ -50,6 +50,14 @@ export interface TurnLoad {
   snapshot: SnapshotRead | null;
 }
 
+/** What varies between loadTurn's statements: an anchor, its snapshot, a query, lane entries read ahead. */
+export interface LoadTurnShape {
+  anchor: boolean;
+  snapshot: boolean;
+  lexemes: boolean;
+  laneRead: boolean;
+}
+
 /** Which lane entries a load reads too: laneEntriesFrom's parameters. */
 export interface LaneReadAhead {
   laneKey: string;
@@ -63,10 +71,7 @@ export interface LaneReadAhead {
  * tenantId, sessionId, platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey and
  * readFrom.
  */
-function loadTurnStatement(
-  tx: Executor,
-  shape: { anchor: boolean; snapshot: boolean; lexemes: boolean; laneRead: boolean },
-) {
+export function loadTurnStatement(tx: Executor, shape: LoadTurnShape) {
   const tenantId = slot('tenantId');
   const anchorScope = { tenantId, platform: slot('platform'), channelId: slot('channelId') };
   // A deleted anchor is read (anchorFromRow answers null for it) but has no say in the lane.
@@ -168,7 +173,7 @@ export function createContextRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<TurnLoad | null> {
       const { anchor, laneRead } = params;
-      const shape = {
+      const shape: LoadTurnShape = {
         anchor: anchor !== null,
         snapshot: anchor !== null && params.snapshot,
         lexemes: params.lexemeText !== null,

@@ -81,7 +81,12 @@ export const lexemesOfRow = (value: unknown): string[] =>
  * matchCandidates' statement for a shape, with placeholders for its values (src/db/prepared.ts):
  * built once per shape and executor, where drizzle would turn the tree into text on every call.
  */
-function matchSql(sourceName: SearchSource, filters: SearchFilters, newest: boolean, withFallback: boolean) {
+export function matchSql(
+  sourceName: SearchSource,
+  filters: SearchFilters,
+  newest: boolean,
+  withFallback: boolean,
+) {
   const source = SOURCES[sourceName];
   const where = sql.join(source.conditions(slot('tenantId'), filters, slot<Date>('now'), newest), sql` and `);
   const b = slot<number>('b');

@@ -10,6 +10,22 @@ export type NewTranscriptEntry = typeof transcriptEntries.$inferInsert;
 
 const built = builtStatements();
 
+/** laneEntriesFrom's statement: a lane's entries from seq `from` on, in seq order. */
+export function laneEntriesFromStatement(executor: Executor) {
+  return executor
+    .select()
+    .from(transcriptEntries)
+    .where(
+      and(
+        ofSession(slot('tenantId'), slot('sessionId')),
+        eq(transcriptEntries.laneKey, slot('laneKey')),
+        gte(transcriptEntries.seq, slot<number>('from')),
+      ),
+    )
+    .orderBy(asc(transcriptEntries.seq))
+    .prepare('lane_entries_from');
+}
+
 /** What laneEntriesFrom reads, as one json value another statement can carry (ContextRepository.loadTurn). */
 export interface LaneEntriesRead {
   /** The entries from `max(fromSeq, atSeq)`, in seq order. */
@@ -57,9 +73,10 @@ export function laneEntriesOfJson(value: unknown): LaneEntriesRead {
   };
 }
 
+const ofSession = (tenantId: string, sessionId: string) =>
+  and(eq(transcriptEntries.tenantId, tenantId), eq(transcriptEntries.sessionId, sessionId));
+
 export function createTranscriptRepository(db: Executor) {
-  const ofSession = (tenantId: string, sessionId: string) =>
-    and(eq(transcriptEntries.tenantId, tenantId), eq(transcriptEntries.sessionId, sessionId));
   return {
     async insertMany({ entries }: { entries: NewTranscriptEntry[] }, tx: Executor = db) {
       if (entries.length === 0) return [];
@@ -187,20 +204,7 @@ export function createTranscriptRepository(db: Executor) {
       params: { tenantId: string; sessionId: string; laneKey: string; fromSeq: number; atSeq: number },
       tx: Executor = db,
     ) {
-      const statement = built(tx, 'lane_entries_from', (executor) =>
-        executor
-          .select()
-          .from(transcriptEntries)
-          .where(
-            and(
-              ofSession(slot('tenantId'), slot('sessionId')),
-              eq(transcriptEntries.laneKey, slot('laneKey')),
-              gte(transcriptEntries.seq, slot<number>('from')),
-            ),
-          )
-          .orderBy(asc(transcriptEntries.seq))
-          .prepare('lane_entries_from'),
-      );
+      const statement = built(tx, 'lane_entries_from', laneEntriesFromStatement);
       return statement.execute({
         tenantId: params.tenantId,
         sessionId: params.sessionId,
