@@ -27,16 +27,27 @@ describe('address guard', () => {
     'fe80::1',
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
+    '192.88.99.1',
+    '2002:7f00:1::1',
+    '2002:a00:1::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '64:ff9b:1::a00:1',
+    '64:ff9b::7f00:1',
   ])('refuses %s', (address) => {
     expect(guard.refusal(address)).toMatch(/private or reserved/);
   });
 
-  it.each(['8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:1.1.1.1'])(
-    'lets %s through',
-    (a) => {
-      expect(guard.refusal(a)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '172.32.0.1',
+    '192.169.0.1',
+    '2606:4700::1111',
+    '::ffff:1.1.1.1',
+    '2001:4860::8888',
+    '192.88.100.1',
+  ])('lets %s through', (a) => {
+    expect(guard.refusal(a)).toBeNull();
+  });
 
   it('lets through what the operator allows, and only that', () => {
     const allowing = createAddressGuard(['127.0.0.1', '10.20.0.0/16', 'fd00::/8']);

@@ -4,7 +4,10 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
-/** Private, loopback, link-local, unique-local, metadata, unspecified, multicast and reserved ranges. */
+/**
+ * Private, loopback, link-local, unique-local, metadata, unspecified, multicast and reserved ranges,
+ * and the IPv6 ranges that tunnel to IPv4 (NAT64, 6to4, Teredo).
+ */
 const REFUSED_V4 = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -13,6 +16,7 @@ const REFUSED_V4 = [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.88.99.0', 24], // 6to4 relay anycast: reaches whatever the relay forwards to
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
@@ -25,6 +29,11 @@ const REFUSED_V6 = [
   ['fe80::', 10],
   ['ff00::', 8],
   ['64:ff9b::', 96],
+  // IPv6 that carries an IPv4 address to a gateway: local NAT64, 6to4, Teredo. Each can reach a
+  // private IPv4 address the v4 list refuses (2002:7f00:1:: is 127.0.0.1 through 6to4).
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
   ['2001:db8::', 32],
 ] as const;
 
