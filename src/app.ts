@@ -149,7 +149,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerV1Routes(app, services, deps);
   await app.register(mcpRoutes(services));
   await app.register(inspectorRoutes(deps.config));
-  // Periodic retention (issue 5): an unref'd interval from onReady, stopped in onClose; off in tests.
+  // Periodic retention: an unref'd interval from onReady, stopped in onClose; off in tests.
   registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
   // Name lookups under way finish (or stop) before the database closes.
   app.addHook('onClose', async () => services.userResolver.close());

@@ -1,5 +1,5 @@
 // Statements of the context call's hot path whose SQL drizzle would otherwise rebuild on every call
-// (issue 16: walking a large `sql` tree and a select builder cost ~0.3 ms of Node CPU a call, more
+// (walking a large `sql` tree and a select builder cost ~0.3 ms of Node CPU a call, more
 // than the statements' own client work). Their text is built once per shape with drizzle
 // placeholders (`sql.placeholder(name)`) where the values go, and each call only fills the values in:
 // the same text, the same parameters, the same result mapping as the unprepared statement.

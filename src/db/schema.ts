@@ -170,7 +170,7 @@ export interface UsageCalibration {
   >;
 }
 
-/** What the next turn is checked against (issue 4): the last role and lane, and tool calls awaiting results. */
+/** What the next turn is checked against: the last role and lane, and tool calls awaiting results. */
 export interface TurnState {
   last_role: 'user' | 'assistant' | null;
   last_lane_key: string | null;
@@ -455,8 +455,8 @@ export const agentSettings = pgTable(
 // The audit and operations tables (context log, payload parts, idempotency, usage, runs, fences).
 export * from './schema-audit.js';
 
-// Platform bot tokens and the user directory (issue 13).
+// Platform bot tokens and the user directory.
 export * from './schema-platforms.js';
 
-// Which channels and threads were backfilled from the platform API (issue 13).
+// Which channels and threads were backfilled from the platform API.
 export * from './schema-backfill.js';

@@ -25,7 +25,7 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
   const contextRepository = createContextRepository(db);
   const sessionServices = createSessionServices(deps, { contextLog: contextRepository });
   const chunks = createChunksService({ chunks: createChunksRepository(db), clock: deps.clock });
-  // Transcript chunks (issue 5) are indexed inside every append transaction.
+  // Transcript chunks are indexed inside every append transaction.
   sessionServices.transcript.addAppendHook((tx, { tenantId, session, entries }) =>
     chunks.indexTranscriptEntries(tx, {
       tenantId,
@@ -34,7 +34,7 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
       entries,
     }),
   );
-  // Platform tokens, clients and the user directory; channel reads show directory names (issue 13).
+  // Platform tokens, clients and the user directory; channel reads show directory names.
   const platforms = createPlatformsModule(deps, log);
   const channelServices = createChannelServices(
     deps,

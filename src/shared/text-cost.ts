@@ -1,4 +1,4 @@
-// What rendered JSON of stored messages costs, without counting it again (issue 16: no BPE on the
+// What rendered JSON of stored messages costs, without counting it again (no BPE on the
 // request path): the texts' estimates were made once at write time and are summed; the rest of the
 // JSON (keys, ids, times, punctuation, escapes) is estimated from its length.
 

@@ -1,6 +1,6 @@
-// Wiring of the channel module (issue 3): ingest, the read side and channel search share one
+// Wiring of the channel module: ingest, the read side and channel search share one
 // repository; reads see it through the user directory's names when one is given, and with the
-// platform clients (issue 13) they backfill cold history. Spread into
+// platform clients they backfill cold history. Spread into
 // createServices.
 import type { AppDeps } from '../../deps.js';
 import type { PlatformApis } from '../../platforms/api/platform-api.js';

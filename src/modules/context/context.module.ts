@@ -1,4 +1,4 @@
-// Wiring of context assembly, the agent tools and the client-written lane state (issue 6), built
+// Wiring of context assembly, the agent tools and the client-written lane state, built
 // on the other modules' services and spread into createServices.
 import type { AppDeps } from '../../deps.js';
 import { createBlobsRepository } from '../sessions/blobs.repository.js';
@@ -39,7 +39,7 @@ export function createContextServices(
     compaction: CompactionModule['compaction'];
     /** The context log and load statement's repository, built once with the session side's. */
     contextRepository: ContextRepository;
-    /** Fetches platform media the tenant's token can reach (issue 13). */
+    /** Fetches platform media the tenant's token can reach. */
     platformMedia?: PlatformMediaService;
   },
 ) {

@@ -56,7 +56,7 @@ export function minRelevance(maxContextTokens: number | undefined, best: number)
 }
 
 /**
- * Whether this message is searched, and what the reply says when it is not (issue 15): a message
+ * Whether this message is searched, and what the reply says when it is not: a message
  * without searchable words (empty, punctuation, only stop words) retrieves nothing, and says so.
  * Tool-result turns and requests that turn retrieval off are silent.
  */
@@ -89,7 +89,7 @@ export function retrievalPlan(params: {
 const CONTEXT_RANKING = { feedback: null, bm25: { k1: 1.2, b: 0.75 } };
 
 /**
- * Neighbour expansion (issue 15, docs/benchmarks.md): the message just before and just after a
+ * Neighbour expansion (docs/benchmarks.md): the message just before and just after a
  * retrieved channel message in its lane, within NEIGHBOUR_WITHIN_MS, joins the candidates at
  * NEIGHBOUR_SHARE of the hit's score — the answer to a question is often the next turn, which
  * shares no word with the query.

@@ -1,4 +1,4 @@
-// The lane entries a context call reads, kept in the process between calls (issue 16: history costs
+// The lane entries a context call reads, kept in the process between calls (history costs
 // per new turn, not per turn). The next call of the session reads only the entries from the last one
 // held on. Entries commit in seq order (appends hold the session row's lock), so only a delete can
 // take a held one away: the session row counts its deleted entries (`entries_removed`, by trigger),

@@ -1,4 +1,4 @@
-// The documents of small search scopes, kept in the process between searches (issue 16: a context
+// The documents of small search scopes, kept in the process between searches (a context
 // call's retrieval read and ranked every memory of the session's scopes, and every transcript chunk
 // of its session, on every call). A scope's documents are held with the versions its rows had when
 // read (search_versions, set by triggers in the writing transaction); the context call reads the

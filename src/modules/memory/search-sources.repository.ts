@@ -1,4 +1,4 @@
-// The searched sources as SQL (issue 12, §6.9): per source its table, time, columns and filter
+// The searched sources as SQL (§6.9): per source its table, time, columns and filter
 // conditions, shared by the candidate reads (search.repository.ts) and the scope cache's reads
 // (scope-documents.repository.ts); and the filters as placeholders, for statements built once.
 import { sql, type SQL } from 'drizzle-orm';

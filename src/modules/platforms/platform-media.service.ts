@@ -1,4 +1,4 @@
-// Media bytes on demand (issue 13): a media ref that names a platform file (Slack url_private,
+// Media bytes on demand: a media ref that names a platform file (Slack url_private,
 // Discord CDN URL, Telegram file_id) is fetched with the tenant's token, checked, stored as a blob
 // (deduplicated by SHA-256, within BLOB_LIMIT_BYTES) and recorded on the message's ref. Every
 // failure is a reason to show, never an exception; nothing is stored unless the whole file came.

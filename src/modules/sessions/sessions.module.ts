@@ -1,4 +1,4 @@
-// Wiring of the session side (issue 4): sessions, transcript, offload, blobs, manifest, agent
+// Wiring of the session side: sessions, transcript, offload, blobs, manifest, agent
 // sections and usage calibration, built from the deps and spread into createServices.
 import type { AppDeps } from '../../deps.js';
 import { createAgentSectionsRepository } from '../agents/agent-sections.repository.js';

@@ -52,7 +52,7 @@ export interface AppendHookContext {
 
 /**
  * Runs inside the append transaction after the entries are written; a throw rolls the append
- * back. Transcript-chunk indexing (issue 5) hooks in here. Hooks must only use `tx`.
+ * back. Transcript-chunk indexing hooks in here. Hooks must only use `tx`.
  */
 export type OnAppended = (tx: Executor, context: AppendHookContext) => Promise<void>;
 

@@ -59,7 +59,7 @@ export function createToolsService(deps: {
   context: Pick<ContextService, 'lastDeferredTools'>;
   blobs: Pick<BlobsService, 'findMeta' | 'read' | 'readText'>;
   channelMedia: Pick<ChannelMediaRepository, 'findReferencingMessage'>;
-  /** Fetches platform files the returned messages name, so their refs carry artifact ids (issue 13). */
+  /** Fetches platform files the returned messages name, so their refs carry artifact ids. */
   platformMedia?: Pick<PlatformMediaService, 'fetchMissing'>;
   idempotency: Pick<IdempotencyService, 'runRecorded'>;
   compaction: Pick<CompactionService, 'compact'>;

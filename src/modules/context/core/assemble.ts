@@ -80,7 +80,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   components.channel_context = channel.turnContext.tokens;
   room.take(channel.turnContext.used);
   const view = keepHistory(input, current, channel, room, cutter, components, window); // 6
-  if (view.dropped > 0) notes.push(droppedNote(view.dropped, input.compaction));
+  if (view.dropped > 0) notes.push(droppedNote(view.dropped));
   components.conversation = view.tokens;
   room.take(components.conversation);
   const packed = packRetrieved({
@@ -469,11 +469,8 @@ function retrievableOutsideView(
   return { candidates, sizes };
 }
 
-function droppedNote(dropped: number, compaction: AssembleInput['compaction']) {
-  return (
-    `${dropped} oldest history entr${dropped === 1 ? 'y was' : 'ies were'} left out to fit the budget` +
-    (compaction === 'sync' ? ' (compaction is not available yet).' : '.')
-  );
+function droppedNote(dropped: number) {
+  return `${dropped} oldest history entr${dropped === 1 ? 'y was' : 'ies were'} left out to fit the budget.`;
 }
 
 /**

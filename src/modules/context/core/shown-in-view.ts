@@ -1,4 +1,4 @@
-// What the history in view already shows (issue 15, "never repeat"): the rows of earlier turns'
+// What the history in view already shows ("never repeat"): the rows of earlier turns'
 // retrieved blocks, the channel messages their snapshots and threads attached, and the plain text
 // of the turns themselves. Retrieval leaves these out while the turn that carries them is sent, so
 // a long session's prompt grows by what is new, not by the same rows again. Read back from the
