@@ -89,6 +89,13 @@ describe('tracing over OTLP/HTTP', () => {
       headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
     });
     expect(traced.statusCode).toBeLessThan(300);
+    const context = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/context`,
+      payload: { message: { content: 'what blocks the rollout?' } },
+      headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
+    });
+    expect(context.statusCode).toBe(200);
     const malformed = await t.inject({
       method: 'GET',
       url: `/v1/sessions/${sessionId}`,
@@ -107,6 +114,12 @@ describe('tracing over OTLP/HTTP', () => {
     expect(route.attributes).toContainEqual({ key: 'http.response.status_code', value: { intValue: 200 } });
     const compaction = spans.find((s) => s.name === 'compaction')!;
     expect(compaction).toMatchObject({ traceId: TRACE_ID, parentSpanId: route.spanId });
+
+    // The context call's steps are its route span's children, in the caller's trace.
+    const call = spans.find((s) => s.name === 'POST /v1/sessions/:id/context')!;
+    expect(call).toMatchObject({ traceId: TRACE_ID, parentSpanId: CALLER_SPAN });
+    const steps = spans.filter((s) => s.parentSpanId === call.spanId).map((s) => s.name);
+    expect(steps).toEqual(expect.arrayContaining(['load', 'retrieval', 'assembly', 'record']));
 
     const get = spans.find((s) => s.name === 'GET /v1/sessions/:id')!;
     expect(get.traceId).toMatch(/^[0-9a-f]{32}$/);

@@ -2,6 +2,7 @@
 // transaction, the audit row (payload hash, budget, lane version, the payload's layout and parts
 // for replay, what the context held by source and its cache breakpoints), the manifest rows of attached media, the lane's attached-context marker and the
 // consumed pending slot.
+import { traced } from '../../telemetry/traced.js';
 import type { Executor } from '../../db/client.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
@@ -17,7 +18,7 @@ import type { LanesRepository } from '../lanes/lanes.repository.js';
 import type { ContextRequest, LoggedAssembly } from './context.types.js';
 import { BackgroundCommitDuringAssembly } from './context.errors.js';
 
-export function recordTurn(
+function appendUserTurn(
   deps: {
     transcript: Pick<TranscriptService, 'appendTurns'>;
     manifest: Pick<ManifestService, 'record'>;
@@ -154,3 +155,7 @@ export function recordTurn(
     },
   });
 }
+
+/** The turn recorded (above), inside a `record` span. */
+export const recordTurn = (...args: Parameters<typeof appendUserTurn>) =>
+  traced('record', () => appendUserTurn(...args));

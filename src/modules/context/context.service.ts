@@ -7,6 +7,7 @@
 // the window); 3b. decide compaction: now, when the budget makes it unavoidable, or scheduled; price the
 // payload against the session's prompt cache (core/cost-model.ts); 4. unless dry_run, record the user turn,
 // its audit row and the cost (context.record.ts).
+import { traced } from '../../telemetry/traced.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../shared/clock.js';
@@ -118,16 +119,16 @@ export function createContextService(deps: {
     compacted?: CompactionRun;
   }): Promise<Assembled> {
     const facts = turnFacts(params.tenantId, params.sessionId, params.request);
-    const turn = await loadTurn(facts);
+    const turn = await traced('load', () => loadTurn(facts));
     if (mustPurgeFirst(turn, params.compacted)) {
       return assembleTurn({ ...params, compacted: await compactNow(facts, turn.laneKey, 'purge') });
     }
-    const reads = await readTurn(facts, turn);
+    const reads = await traced('retrieval', () => readTurn(facts, turn));
     if (coldViewChangeFirst(facts, turn, reads, params.compacted)) {
       return assembleTurn({ ...params, compacted: await compactNow(facts, turn.laneKey, 'cold') });
     }
     const message = await offloadedMessage(facts, reads);
-    const result = await assembleWithChannelContext(facts, turn, reads, message);
+    const result = await traced('assembly', () => assembleWithChannelContext(facts, turn, reads, message));
     const compaction = await decideCompaction(facts, turn, reads, result, params.compacted);
     if ('rerun' in compaction) return assembleTurn({ ...params, compacted: compaction.rerun });
     // What this payload is expected to cost against the cache the session's earlier calls left.
