@@ -1,7 +1,10 @@
 // `npm run keys -- create --tenant T [--name N]` | `list --tenant T` | `revoke --tenant T --id ID`
 // | `secret --tenant T --platform slack --value S`
 // | `platform-token --tenant T --platform slack --value xoxb-… [--workspace T0…]` (sealed like PUT
-// /v1/platforms/{platform}/credentials): the admin surface for tenants, keys, secrets and bot tokens.
+// /v1/platforms/{platform}/credentials)
+// | `retention --tenant T [--conversation-days N|default] [--context-log-days N|default]` (like PUT
+// /v1/tenant/retention; with neither option, prints the periods): the admin surface for tenants,
+// keys, secrets, bot tokens and retention.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
@@ -14,6 +17,10 @@ import { createTenantsRepository, generateApiKey } from '../src/modules/tenants/
 import { createPlatformCredentialsRepository } from '../src/modules/platforms/platform-credentials.repository.js';
 import { createPlatformCredentialsService } from '../src/modules/platforms/platform-credentials.service.js';
 import { supportedPlatforms, type SupportedPlatform } from '../src/platforms/index.js';
+import { createRetentionRepository } from '../src/modules/retention/retention.repository.js';
+import { createRetentionService } from '../src/modules/retention/retention.service.js';
+import { retentionSettingsBody } from '../src/modules/retention/retention.schemas.js';
+import { createMemoryLockManager } from '../src/coord/memory-lock.js';
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -25,10 +32,12 @@ const { values } = parseArgs({
     platform: { type: 'string' },
     value: { type: 'string' },
     workspace: { type: 'string' },
+    'conversation-days': { type: 'string' },
+    'context-log-days': { type: 'string' },
   },
 });
 const usage =
-  'usage: npm run keys -- create --tenant T [--name N] | list --tenant T | revoke --tenant T --id ID | secret --tenant T --platform P --value S | platform-token --tenant T --platform P --value TOKEN [--workspace W]';
+  'usage: npm run keys -- create --tenant T [--name N] | list --tenant T | revoke --tenant T --id ID | secret --tenant T --platform P --value S | platform-token --tenant T --platform P --value TOKEN [--workspace W] | retention --tenant T [--conversation-days N|default] [--context-log-days N|default]';
 if (!command || !values.tenant) {
   console.error(usage);
   process.exit(2);
@@ -91,6 +100,30 @@ try {
         ...(values.workspace ? { workspaceId: values.workspace } : {}),
       });
       console.log(JSON.stringify(view));
+      break;
+    }
+    case 'retention': {
+      const service = createRetentionService({
+        retention: createRetentionRepository(database.db),
+        locks: createMemoryLockManager(),
+        clock: systemClock,
+        config,
+      });
+      const current = await service.getSettings(tenantId);
+      const given = (option: string | undefined, own: number | null) =>
+        option === undefined ? own : option === 'default' ? null : Number(option);
+      if (values['conversation-days'] !== undefined || values['context-log-days'] !== undefined) {
+        // The API's body schema: the same bounds, and a bad value is named.
+        const body = retentionSettingsBody.safeParse({
+          conversation_days: given(values['conversation-days'], current.conversation_days),
+          context_log_days: given(values['context-log-days'], current.context_log_days),
+        });
+        if (!body.success) {
+          const issue = body.error.issues[0];
+          console.error(`bad retention period (${issue?.path.join('.')}): ${issue?.message}`);
+          process.exitCode = 2;
+        } else console.log(JSON.stringify(await service.setSettings(tenantId, body.data)));
+      } else console.log(JSON.stringify(current));
       break;
     }
     default:

@@ -150,7 +150,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(mcpRoutes(services));
   await app.register(inspectorRoutes(deps.config));
   // Periodic retention: an unref'd interval from onReady, stopped in onClose; off in tests.
-  registerRetentionJob(app, services.retention, { enabled: deps.config.NODE_ENV !== 'test' });
+  registerRetentionJob(app, services.retention, {
+    enabled: deps.config.NODE_ENV !== 'test',
+    intervalMs: deps.config.RETENTION_INTERVAL_MS,
+  });
   // Name lookups under way finish (or stop) before the database closes.
   app.addHook('onClose', async () => services.userResolver.close());
   // A statistics check or ANALYZE under way (ingest-statistics.ts) finishes before the database closes.

@@ -210,6 +210,15 @@ export const configSchema = z.object({
   TOOL_DEFERRAL_SHARE: ratio(0.1),
   THREAD_BUDGET: int(8000),
   SESSION_MAX_AGE_MS: int(14_400_000),
+  /** How often each instance tries the retention pass (one instance runs it at a time). */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(60_000).default(3_600_000),
+  /**
+   * Conversation data (channel messages, transcripts, idle sessions, derived memories, orphan
+   * blobs) older than this many days is deleted, unless the tenant sets its own; 0: kept.
+   */
+  RETENTION_DAYS: int(0),
+  /** Context-log rows (and the payload parts only they used) older than this many days go, unless the tenant sets its own; 0: kept. */
+  CONTEXT_LOG_RETENTION_DAYS: int(90),
   /** How long ingest event ids are remembered for dedupe; the hourly retention job prunes older ones. */
   INGEST_DEDUPE_WINDOW_MS: z.coerce
     .number()

@@ -709,6 +709,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenant/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's retention periods: its own and those in force */
+        get: operations["getRetention"];
+        /** Set the tenant's retention periods (null: the service default) */
+        put: operations["setRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7421,6 +7439,186 @@ export interface operations {
             };
             /** @description Not found (another tenant's ids are not found either) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description channel messages, transcripts, idle sessions, derived memories and unused blobs older than this many days are deleted; 0: kept; null: RETENTION_DAYS */
+                        conversation_days: number | null;
+                        /** @description context-log rows (and payload parts no remaining row names) older than this many days are deleted; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
+                        context_log_days: number | null;
+                        /** @description the periods in force (the tenant’s own, else the defaults); 0: kept */
+                        effective: {
+                            conversation_days: number;
+                            context_log_days: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setRetention: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key and body replay the first reply; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description channel messages, transcripts, idle sessions, derived memories and unused blobs older than this many days are deleted; 0: kept; null: RETENTION_DAYS */
+                    conversation_days: number | null;
+                    /** @description context-log rows (and payload parts no remaining row names) older than this many days are deleted; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
+                    context_log_days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description channel messages, transcripts, idle sessions, derived memories and unused blobs older than this many days are deleted; 0: kept; null: RETENTION_DAYS */
+                        conversation_days: number | null;
+                        /** @description context-log rows (and payload parts no remaining row names) older than this many days are deleted; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
+                        context_log_days: number | null;
+                        /** @description the periods in force (the tenant’s own, else the defaults); 0: kept */
+                        effective: {
+                            conversation_days: number;
+                            context_log_days: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency.key_reused`: another body under this key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

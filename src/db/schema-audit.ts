@@ -33,7 +33,12 @@ export const contextLog = pgTable(
      */
     assembly: jsonb('assembly').$type<Record<string, unknown>>(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq] })],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq] }),
+    // Retention: the oldest rows of a tenant, and whether any row still names a payload part.
+    index('context_log_created_idx').on(t.tenantId, t.createdAt),
+    index('context_log_parts_idx').using('gin', t.payloadParts),
+  ],
 );
 
 /**

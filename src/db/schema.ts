@@ -35,7 +35,10 @@ export interface MediaRef {
 export const tenants = pgTable('tenants', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
+  /** Days conversation data is kept (null: RETENTION_DAYS; 0: kept). */
   retentionDays: integer('retention_days'),
+  /** Days context-log rows are kept (null: CONTEXT_LOG_RETENTION_DAYS; 0: kept). */
+  contextLogRetentionDays: integer('context_log_retention_days'),
   summaryTokenCap: bigint('summary_token_cap', { mode: 'number' }),
   createdAt: createdAt(),
 });

@@ -15,6 +15,7 @@ import { webhooksRoutes } from './channels/webhooks.routes.js';
 import { channelsRoutes } from './channels/channels.routes.js';
 import { compactionRoutes } from './compaction/compaction.routes.js';
 import { platformsRoutes } from './platforms/platforms.routes.js';
+import { retentionRoutes } from './retention/retention.routes.js';
 
 export async function registerV1Routes(
   app: FastifyInstance,
@@ -35,4 +36,5 @@ export async function registerV1Routes(
   await app.register(lanesRoutes(services), { prefix: '/v1' });
   await app.register(compactionRoutes(services), { prefix: '/v1' });
   await app.register(platformsRoutes(services), { prefix: '/v1' });
+  await app.register(retentionRoutes(services), { prefix: '/v1' });
 }

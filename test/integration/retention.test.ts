@@ -198,6 +198,9 @@ describe('runRetention', () => {
         blobs: 2,
         ingest_events: 1,
         idempotency_records: 0,
+        context_log: 0,
+        payload_parts: 0,
+        lock_leases: 0,
       },
     });
     expect(await remaining(purged.tenantId)).toEqual({

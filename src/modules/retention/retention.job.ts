@@ -1,12 +1,12 @@
 // Starts the retention job (docs/design.md §6.13) on an interval once the app is ready and stops it on
 // close. Every instance ticks; the job's lock lets one of them run at a time.
 import type { FastifyInstance } from 'fastify';
-import { RETENTION_INTERVAL_MS, type RetentionService } from './retention.service.js';
+import type { RetentionService } from './retention.service.js';
 
 export function registerRetentionJob(
   app: FastifyInstance,
   retention: Pick<RetentionService, 'runRetention'>,
-  options: { enabled: boolean; intervalMs?: number },
+  options: { enabled: boolean; intervalMs: number },
 ): void {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | null = null;
@@ -24,7 +24,7 @@ export function registerRetentionJob(
   };
   app.addHook('onReady', async () => {
     if (!options.enabled) return;
-    timer = setInterval(tick, options.intervalMs ?? RETENTION_INTERVAL_MS);
+    timer = setInterval(tick, options.intervalMs);
     timer.unref();
   });
   app.addHook('onClose', async () => {

@@ -19,7 +19,7 @@ const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
  * tenant (its retention period): channel messages, transcript entries and chunks (a chunk goes
  * when any turn it holds is older, so a straddling pair leaves the index whole). For everyone:
  * webhook/event dedupe keys (INGEST_DEDUPE_WINDOW_MS) and stored Idempotency-Key replies
- * (IDEMPOTENCY_TTL_MS).
+ * (IDEMPOTENCY_TTL_MS). Per tenant, its own period: the context log.
  */
 const AGED = {
   channel_messages: {
@@ -38,6 +38,8 @@ const AGED = {
     time: 'coalesce(start_ts, created_at)',
   },
   ingest_events: { table: 'ingest_events', key: ['tenant_id', 'source', 'event_id'], time: 'received_at' },
+  lock_leases: { table: 'lock_leases', key: ['tenant_id', 'resource'], time: 'expires_at' },
+  context_log: { table: 'context_log', key: ['tenant_id', 'session_id', 'turn_seq'], time: 'created_at' },
   idempotency_records: {
     table: 'idempotency_records',
     key: ['tenant_id', 'scope', 'key'],
@@ -46,15 +48,70 @@ const AGED = {
 } as const;
 export type AgedKind = keyof typeof AGED;
 
+/** A tenant's own retention periods in days (null: the configured default; 0: kept). */
+export interface TenantRetention {
+  retentionDays: number | null;
+  contextLogRetentionDays: number | null;
+}
+
+const days = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
 export function createRetentionRepository(db: Executor) {
   const run = async (query: SQL, tx: Executor) => countOf(await tx.execute(query));
   return {
-    async tenantsWithRetention(tx: Executor = db): Promise<{ id: string; retention_days: number }[]> {
-      const rows = await queryRows<{ id: string; retention_days: number }>(
+    /** Every tenant with its own periods, by id. */
+    async tenantPeriods(tx: Executor = db): Promise<({ id: string } & TenantRetention)[]> {
+      const rows = await queryRows<{
+        id: string;
+        retention_days: unknown;
+        context_log_retention_days: unknown;
+      }>(tx, sql`select id, retention_days, context_log_retention_days from tenants order by id`);
+      return rows.map((r) => ({
+        id: r.id,
+        retentionDays: days(r.retention_days),
+        contextLogRetentionDays: days(r.context_log_retention_days),
+      }));
+    },
+
+    /** The tenant's own periods; null when there is no such tenant. */
+    async getTenantRetention(tenantId: string, tx: Executor = db): Promise<TenantRetention | null> {
+      const [row] = await queryRows<{ retention_days: unknown; context_log_retention_days: unknown }>(
         tx,
-        sql`select id, retention_days from tenants where retention_days is not null and retention_days > 0 order by id`,
+        sql`select retention_days, context_log_retention_days from tenants where id = ${tenantId}`,
       );
-      return rows.map((r) => ({ id: r.id, retention_days: Number(r.retention_days) }));
+      return row
+        ? {
+            retentionDays: days(row.retention_days),
+            contextLogRetentionDays: days(row.context_log_retention_days),
+          }
+        : null;
+    },
+
+    async setTenantRetention(tenantId: string, value: TenantRetention, tx: Executor = db): Promise<boolean> {
+      return (
+        (await run(
+          sql`update tenants set retention_days = ${value.retentionDays},
+            context_log_retention_days = ${value.contextLogRetentionDays}
+            where id = ${tenantId} returning 1`,
+          tx,
+        )) === 1
+      );
+    },
+
+    /**
+     * Payload parts of the tenant stored before the cutoff that no context-log row names any more
+     * (a part is stored once and named by every later call that repeats it).
+     */
+    async deleteUnusedParts(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from payload_parts where (tenant_id, sha256) in (
+          select p.tenant_id, p.sha256 from payload_parts p
+          where p.tenant_id = ${p.tenantId} and p.created_at < ${iso(p.before)}
+            and not exists (select 1 from context_log l
+              where l.payload_parts @> array[p.sha256] and l.tenant_id = p.tenant_id)
+          limit ${p.batch}) returning 1`,
+        tx,
+      );
     },
 
     /**
@@ -97,6 +154,7 @@ export function createRetentionRepository(db: Executor) {
         'context_log',
         'transcript_chunks',
         'blob_owners',
+        'compaction_runs',
       ]) {
         await tx.execute(
           sql`delete from ${sql.identifier(table)} where tenant_id = ${p.tenantId} and session_id in (${list})`,

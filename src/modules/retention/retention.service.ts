@@ -1,16 +1,19 @@
-// The retention job (docs/design.md §6.13): per tenant with a retention period, deletes channel messages,
-// transcript entries, chunks, idle sessions, derived memories and orphan blobs older than it; for
-// everyone, expired memories, orphan chunks, ingest dedupe keys older than
+// The retention job (docs/design.md §6.13, every table's rule in docs/operations.md): per tenant
+// with a retention period (its own, else RETENTION_DAYS), deletes channel messages, transcript
+// entries, chunks, idle sessions, derived memories and orphan blobs older than it; per tenant with a
+// context-log period (its own, else CONTEXT_LOG_RETENTION_DAYS), context-log rows older than it and
+// the payload parts no remaining row names; for everyone, expired memories, orphan chunks, ingest dedupe keys older than
 // INGEST_DEDUPE_WINDOW_MS and Idempotency-Key replies older than IDEMPOTENCY_TTL_MS. Safe to start on every instance: one run at a time wins the
 // 'retention' lock, the others skip.
 import type { Clock } from '../../shared/clock.js';
 import type { Config } from '../../config.js';
 import type { LockManager } from '../../coord/lock.js';
-import type { RetentionRepository } from './retention.repository.js';
+import { tenantNotFound } from './retention.errors.js';
+import type { Executor } from '../../db/client.js';
+import type { RetentionRepository, TenantRetention } from './retention.repository.js';
 
 const DAY_MS = 86_400_000;
-/** How often each instance tries to run the job. */
-export const RETENTION_INTERVAL_MS = 3_600_000;
+const LEASE_ROW_GRACE_MS = 3_600_000;
 const LOCK_TTL_MS = 60_000;
 const BATCH = 2_000;
 
@@ -24,6 +27,16 @@ export interface RetentionCounts {
   blobs: number;
   ingest_events: number;
   idempotency_records: number;
+  context_log: number;
+  payload_parts: number;
+  lock_leases: number;
+}
+
+/** A tenant's retention periods as the API shows them: its own (null: the default) and in effect. */
+export interface RetentionSettings {
+  conversation_days: number | null;
+  context_log_days: number | null;
+  effective: { conversation_days: number; context_log_days: number };
 }
 
 export type RetentionReport =
@@ -40,15 +53,30 @@ const emptyCounts = (): RetentionCounts => ({
   blobs: 0,
   ingest_events: 0,
   idempotency_records: 0,
+  context_log: 0,
+  payload_parts: 0,
+  lock_leases: 0,
 });
 
 export function createRetentionService(deps: {
   retention: RetentionRepository;
   locks: LockManager;
   clock: Clock;
-  config: Pick<Config, 'INGEST_DEDUPE_WINDOW_MS' | 'IDEMPOTENCY_TTL_MS'>;
+  config: Pick<
+    Config,
+    'INGEST_DEDUPE_WINDOW_MS' | 'IDEMPOTENCY_TTL_MS' | 'RETENTION_DAYS' | 'CONTEXT_LOG_RETENTION_DAYS'
+  >;
 }) {
-  const { retention, locks } = deps;
+  const { retention, locks, config } = deps;
+  const effective = (own: TenantRetention) => ({
+    conversation_days: own.retentionDays ?? config.RETENTION_DAYS,
+    context_log_days: own.contextLogRetentionDays ?? config.CONTEXT_LOG_RETENTION_DAYS,
+  });
+  const settingsOf = (own: TenantRetention): RetentionSettings => ({
+    conversation_days: own.retentionDays,
+    context_log_days: own.contextLogRetentionDays,
+    effective: effective(own),
+  });
 
   return {
     /** One pass; `now` is the reference time (tests pass their clock's). */
@@ -66,13 +94,19 @@ export function createRetentionService(deps: {
         }
       };
       try {
-        const tenants = await retention.tenantsWithRetention();
+        const tenants = await retention.tenantPeriods();
+        const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS);
+        let withRetention = 0;
         for (const tenant of tenants) {
-          const p = {
-            tenantId: tenant.id,
-            before: new Date(now.getTime() - tenant.retention_days * DAY_MS),
-            batch: BATCH,
-          };
+          const periods = effective(tenant);
+          if (periods.context_log_days > 0) {
+            const p = { tenantId: tenant.id, before: cutoff(periods.context_log_days), batch: BATCH };
+            await drain('context_log', () => retention.deleteAged('context_log', p));
+            await drain('payload_parts', () => retention.deleteUnusedParts(p));
+          }
+          if (periods.conversation_days <= 0) continue;
+          withRetention += 1;
+          const p = { tenantId: tenant.id, before: cutoff(periods.conversation_days), batch: BATCH };
           for (const kind of ['channel_messages', 'transcript_chunks', 'transcript_entries'] as const) {
             await drain(kind, () => retention.deleteAged(kind, p));
           }
@@ -85,15 +119,34 @@ export function createRetentionService(deps: {
         const windows = {
           ingest_events: deps.config.INGEST_DEDUPE_WINDOW_MS,
           idempotency_records: deps.config.IDEMPOTENCY_TTL_MS,
+          // A lease expired an hour ago has no holder: its row is only left by a crashed one.
+          lock_leases: LEASE_ROW_GRACE_MS,
         };
         for (const [kind, ms] of Object.entries(windows) as [keyof typeof windows, number][]) {
           const before = new Date(now.getTime() - ms);
           await drain(kind, () => retention.deleteAged(kind, { before, batch: BATCH }));
         }
-        return { ran: true, tenants: tenants.length, counts, complete: !lock.signal.aborted };
+        return { ran: true, tenants: withRetention, counts, complete: !lock.signal.aborted };
       } finally {
         await lock.release();
       }
+    },
+
+    async getSettings(tenantId: string): Promise<RetentionSettings> {
+      const own = await retention.getTenantRetention(tenantId);
+      if (!own) throw tenantNotFound(tenantId);
+      return settingsOf(own);
+    },
+
+    /** Sets the tenant's own periods (null: the configured default). */
+    async setSettings(
+      tenantId: string,
+      value: { conversation_days: number | null; context_log_days: number | null },
+      tx?: Executor,
+    ): Promise<RetentionSettings> {
+      const own = { retentionDays: value.conversation_days, contextLogRetentionDays: value.context_log_days };
+      if (!(await retention.setTenantRetention(tenantId, own, tx))) throw tenantNotFound(tenantId);
+      return settingsOf(own);
     },
   };
 }
