@@ -222,21 +222,31 @@ export function invalidReason(body: unknown, ledger?: ThinkingLedger): string | 
   return invalidThinking(b, ledger);
 }
 
-/** The default reply: a summary in the five sections listing the identifiers it was sent. */
+/**
+ * The default reply: an analysis, then a summary in contextd's seven sections listing the
+ * identifiers it was sent (at most 200).
+ */
 export const summaryEchoingIdentifiers = (request: FakeRequest) => {
   const text = JSON.stringify(request.messages);
   const ids = [...new Set(text.match(/\b[A-Z]{2,}-\d+\b|\/[\w./-]+|\b\d{3,}\b/g) ?? [])].slice(0, 200);
   return [
-    '## Current goals / open questions',
+    '<analysis>The excerpt names identifiers; they are listed as facts.</analysis>',
+    '<summary>',
+    '## Participants',
+    '- (none)',
+    '## Requests and open questions',
     '- Keep the service healthy.',
-    '## Decisions',
+    '## Decisions and commitments',
     '- (none)',
-    '## Important facts',
+    '## Facts',
     ...ids.map((id) => `- ${id}`),
-    '## Recent outcomes',
+    '## Outcomes',
     '- (none)',
-    '## Pending actions',
+    '## Current work and next step',
     '- (none)',
+    '## Names, numbers and dates',
+    '- (none)',
+    '</summary>',
   ].join('\n');
 };
 

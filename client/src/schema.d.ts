@@ -1596,6 +1596,17 @@ export interface components {
                             total: number;
                             kept: number;
                         } | null;
+                        /** @description names, numbers, dates and identifiers the new summary holds: of the entries this compaction summarized (slice) and of everything the lane summary ever covered (cumulative) */
+                        key_terms: {
+                            slice: {
+                                total: number;
+                                kept: number;
+                            };
+                            cumulative: {
+                                total: number;
+                                kept: number;
+                            };
+                        } | null;
                         /** @description seq of the compaction record in the transcript */
                         record_seq: number | null;
                         reason: string | null;
@@ -1725,6 +1736,17 @@ export interface components {
                         identifiers: {
                             total: number;
                             kept: number;
+                        } | null;
+                        /** @description names, numbers, dates and identifiers the new summary holds: of the entries this compaction summarized (slice) and of everything the lane summary ever covered (cumulative) */
+                        key_terms: {
+                            slice: {
+                                total: number;
+                                kept: number;
+                            };
+                            cumulative: {
+                                total: number;
+                                kept: number;
+                            };
                         } | null;
                         /** @description seq of the compaction record in the transcript */
                         record_seq: number | null;
@@ -6435,6 +6457,17 @@ export interface operations {
                                 total: number;
                                 kept: number;
                             } | null;
+                            /** @description names, numbers, dates and identifiers the new summary holds: of the entries this compaction summarized (slice) and of everything the lane summary ever covered (cumulative) */
+                            key_terms: {
+                                slice: {
+                                    total: number;
+                                    kept: number;
+                                };
+                                cumulative: {
+                                    total: number;
+                                    kept: number;
+                                };
+                            } | null;
                             /** @description seq of the compaction record in the transcript */
                             record_seq: number | null;
                             reason: string | null;
@@ -6484,6 +6517,17 @@ export interface operations {
                                 identifiers: {
                                     total: number;
                                     kept: number;
+                                } | null;
+                                /** @description names, numbers, dates and identifiers the new summary holds: of the entries this compaction summarized (slice) and of everything the lane summary ever covered (cumulative) */
+                                key_terms: {
+                                    slice: {
+                                        total: number;
+                                        kept: number;
+                                    };
+                                    cumulative: {
+                                        total: number;
+                                        kept: number;
+                                    };
                                 } | null;
                                 /** @description seq of the compaction record in the transcript */
                                 record_seq: number | null;
@@ -6622,6 +6666,17 @@ export interface operations {
                                 identifiers: {
                                     total: number;
                                     kept: number;
+                                } | null;
+                                /** @description names, numbers, dates and identifiers the new summary holds: of the entries this compaction summarized (slice) and of everything the lane summary ever covered (cumulative) */
+                                key_terms: {
+                                    slice: {
+                                        total: number;
+                                        kept: number;
+                                    };
+                                    cumulative: {
+                                        total: number;
+                                        kept: number;
+                                    };
                                 } | null;
                                 /** @description seq of the compaction record in the transcript */
                                 record_seq: number | null;

@@ -6,8 +6,17 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmSummarizer } from '../../src/modules/compaction/llm-summarizer.js';
 import { chunkForSummarizer } from '../../src/modules/compaction/core/chunking.js';
-import { finalizeSummary, summarizeExtractive } from '../../src/modules/compaction/core/extractive.js';
-import { compactionDefaults, type LaneEntry } from '../../src/modules/compaction/core/types.js';
+import {
+  completeSummary,
+  finalizeSummary,
+  summarizeExtractive,
+} from '../../src/modules/compaction/core/extractive.js';
+import { parseSummary } from '../../src/modules/compaction/core/summary-doc.js';
+import {
+  compactionDefaults,
+  SUMMARY_SECTIONS,
+  type LaneEntry,
+} from '../../src/modules/compaction/core/types.js';
 import { createTokenEstimator } from '../../src/shared/tokens.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 import {
@@ -61,9 +70,11 @@ function summarizer(windowTokens: number, spent: { input: number; output: number
         spent.push({ input: usage.inputTokens, output: usage.outputTokens });
       },
     },
-    chunk: (entries, maxTokens) => chunkForSummarizer(entries, { maxTokens, estimator }),
-    extractive: (request) => summarizeExtractive(request, settings),
+    chunk: (entries, maxTokens, roleNames) =>
+      chunkForSummarizer(entries, { maxTokens, estimator, roleNames }),
+    extractive: (request) => summarizeExtractive(request, settings, estimator),
     finalize: (text) => finalizeSummary(text, settings),
+    complete: (text, request) => completeSummary(text, request, settings, estimator),
     maxOutputTokens: 2_000,
   });
 }
@@ -135,7 +146,60 @@ describe('LLM summarizer', () => {
     expect(result.text).toContain('4711');
   });
 
-  it('treats output without the five sections as invalid', async () => {
+  it('asks for an analysis first and keeps only the summary; names, absolute dates and every term survive the target', async () => {
+    fake.mode = 'ok';
+    fake.requests.length = 0;
+    const said = (seq: number, role: 'user' | 'assistant', name: string, text: string): LaneEntry => ({
+      ...entry(seq, role, text),
+      author: { name },
+      at: Date.UTC(2026, 4, 8, 9) + seq * 60_000,
+    });
+    const entries = [
+      said(
+        1,
+        'user',
+        'Dana',
+        'Yesterday the VPN gateway vpn-eu-2 dropped 37 sessions; please open a ticket.',
+      ),
+      said(2, 'assistant', 'Helpbot', 'Opened NET-4410 for vpn-eu-2. I will check the logs next Friday.'),
+      said(3, 'user', 'Dana', 'Thanks! Also ask Priya Raman in Lisbon about the 2026-04-30 outage.'),
+    ];
+    // The model leaves out most of what was said: the summary is made whole from the entries.
+    fake.respond = () =>
+      [
+        '<analysis>Dana reported an outage; Helpbot opened a ticket.</analysis>',
+        '<summary>',
+        ...SUMMARY_SECTIONS.flatMap((section) => [`## ${section}`, '- (none)']),
+        '</summary>',
+      ].join('\n');
+    const result = await summarizer(200_000).summarize({
+      laneKey: 'dm:D1',
+      previousSummary: null,
+      entries,
+      targetTokens: 400,
+    });
+    fake.respond = summaryEchoingIdentifiers;
+    expect(result.summarizer).toBe('llm');
+    const request = fake.requests.at(-1)!;
+    expect(String(request.system)).toContain('<analysis>');
+    expect(String(request.system)).toContain('Current work and next step');
+    const sent = JSON.stringify(request.messages);
+    // Speakers by name, relative dates resolved against the turn's day, the word target.
+    expect(sent).toContain('Dana (user)');
+    expect(sent).toContain('Helpbot (assistant)');
+    expect(sent).toContain('{Yesterday = 2026-05-07}');
+    expect(sent).toContain('{next Friday = 2026-05-15}');
+    expect(sent).toMatch(/at most 300 words/);
+    expect(result.text).not.toContain('<analysis>');
+    expect(result.text).not.toContain('Dana reported');
+    const sections = parseSummary(result.text);
+    expect(sections.get('Participants')).toEqual(['- Dana (user)', '- Helpbot (assistant)']);
+    for (const term of ['vpn-eu-2', '37', 'NET-4410', 'Priya Raman', 'Lisbon', '2026-04-30'])
+      expect(sections.get('Names, numbers and dates')!.join('\n')).toContain(term);
+    expect(estimator.text(result.text)).toBeLessThanOrEqual(400);
+  });
+
+  it('treats output without the sections as invalid', async () => {
     fake.respond = () => 'Sure! Here is a summary: things happened.';
     const result = await summarizer(200_000).summarize({
       laneKey: 'root:C',

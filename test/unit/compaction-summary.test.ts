@@ -55,6 +55,7 @@ describe('extractive summarizer', () => {
     const summary = summarizeExtractive(
       { laneKey: 'root:C', previousSummary: null, entries },
       compactionDefaults,
+      estimator,
     );
     const survival = identifierSurvival(entries.map(entryText), summary);
     expect(survival.total).toBeGreaterThan(40);
@@ -62,24 +63,26 @@ describe('extractive summarizer', () => {
     expect(summary.length).toBeLessThanOrEqual(compactionDefaults.summaryMaxChars);
   });
 
-  it('writes the five sections, sorting sentences by their cues', () => {
+  it('writes every section, filing sentences by what they carry', () => {
     const summary = summarizeExtractive(
       { laneKey: 'root:C', previousSummary: null, entries: engineeringThread().slice(0, 12) },
       compactionDefaults,
+      estimator,
     );
     const sections = parseSummary(summary);
     expect([...sections.keys()]).toEqual([...SUMMARY_SECTIONS]);
-    expect(sections.get('Decisions')!.join('\n')).toContain('retry after the maintenance window');
-    expect(sections.get('Pending actions')!.join('\n')).toContain('alert thresholds');
-    expect(sections.get('Current goals / open questions')!.join('\n')).toContain('build 4821');
-    expect(sections.get('Recent outcomes')!.join('\n')).toContain('succeeded');
+    const decisions = sections.get('Decisions and commitments')!.join('\n');
+    expect(decisions).toContain('retry after the maintenance window');
+    expect(decisions).toContain('alert thresholds');
+    expect(sections.get('Requests and open questions')!.join('\n')).toContain('build 4821');
+    expect(sections.get('Outcomes')!.join('\n')).toContain('succeeded');
   });
 
   it('is deterministic and updates the previous summary instead of restarting it', () => {
     const entries = engineeringThread();
     const request = { laneKey: 'root:C', previousSummary: null, entries: entries.slice(0, 30) };
-    const first = summarizeExtractive(request, compactionDefaults);
-    expect(summarizeExtractive(request, compactionDefaults)).toBe(first);
+    const first = summarizeExtractive(request, compactionDefaults, estimator);
+    expect(summarizeExtractive(request, compactionDefaults, estimator)).toBe(first);
     const next = summarizeExtractive(
       {
         laneKey: 'root:C',
@@ -87,12 +90,13 @@ describe('extractive summarizer', () => {
         entries: [entry(99, 'user', 'We agreed to freeze deploys until INC-9.')],
       },
       compactionDefaults,
+      estimator,
     );
     expect(next).toContain('INC-9');
     for (const line of first.split('\n').filter((l) => l.startsWith('- ['))) expect(next).toContain(line);
   });
 
-  it('drops the oldest points first when over the cap, and redacts secrets', () => {
+  it('over the cap, folds the oldest points into the index and then drops its oldest lines; redacts secrets', () => {
     const entries = Array.from({ length: 2_000 }, (_, i) =>
       entry(
         i + 1,
@@ -101,7 +105,11 @@ describe('extractive summarizer', () => {
       ),
     );
     const summary = finalizeSummary(
-      summarizeExtractive({ laneKey: 'root:C', previousSummary: null, entries }, compactionDefaults),
+      summarizeExtractive(
+        { laneKey: 'root:C', previousSummary: null, entries },
+        compactionDefaults,
+        estimator,
+      ),
       compactionDefaults,
     );
     expect(summary.length).toBeLessThanOrEqual(16_000);
@@ -164,7 +172,7 @@ describe('chunking', () => {
     const chunks = chunkForSummarizer(entries, { maxTokens: 4_000, estimator });
     expect(chunks.length).toBeGreaterThan(5);
     for (const chunk of chunks) expect(estimator.text(chunk)).toBeLessThanOrEqual(4_000);
-    expect(chunks.join('\n\n')).toBe(entries.map(renderEntryForSummary).join('\n\n'));
+    expect(chunks.join('\n\n')).toBe(entries.map((e) => renderEntryForSummary(e)).join('\n\n'));
     expect(chunkForSummarizer(entries, { maxTokens: 4_000, estimator })).toEqual(chunks);
   });
 });

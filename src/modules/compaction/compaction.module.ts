@@ -15,7 +15,7 @@ import { createLlmSummarizer } from './llm-summarizer.js';
 import { createSummarizerSpendRepository } from './summarizer-spend.repository.js';
 import { createSummarizerSpendService } from './summarizer-spend.service.js';
 import { chunkForSummarizer } from './core/chunking.js';
-import { finalizeSummary, summarizeExtractive } from './core/extractive.js';
+import { completeSummary, finalizeSummary, summarizeExtractive } from './core/extractive.js';
 import { purgeNeedle } from './core/purge.js';
 import { compactionDefaults, type CompactionSettings, type Summarizer } from './core/types.js';
 
@@ -42,7 +42,7 @@ export function createCompactionModule(
   const metrics = createCompactionMetrics(deps.metrics.registry);
   const extractive: Summarizer = {
     summarize: async (request) => ({
-      text: finalizeSummary(summarizeExtractive(request, settings), settings),
+      text: finalizeSummary(summarizeExtractive(request, settings, deps.estimator), settings),
       summarizer: 'extractive',
       fallbackReason: config.ANTHROPIC_API_KEY ? null : 'no_api_key',
       usage: { inputTokens: 0, outputTokens: 0 },
@@ -72,10 +72,11 @@ export function createCompactionModule(
           settings,
           estimator: deps.estimator,
           spend,
-          chunk: (entries, maxTokens) =>
-            chunkForSummarizer(entries, { maxTokens, estimator: deps.estimator }),
-          extractive: (request) => summarizeExtractive(request, settings),
+          chunk: (entries, maxTokens, roleNames) =>
+            chunkForSummarizer(entries, { maxTokens, estimator: deps.estimator, roleNames }),
+          extractive: (request) => summarizeExtractive(request, settings, deps.estimator),
           finalize: (text) => finalizeSummary(text, settings),
+          complete: (text, request) => completeSummary(text, request, settings, deps.estimator),
         })
       : extractive;
 

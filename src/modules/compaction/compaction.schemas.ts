@@ -52,6 +52,15 @@ export const laneOutcomeSchema = z.object({
     .describe(
       'identifiers (ids, paths, URLs, numbers, error messages) of the summarized entries kept verbatim',
     ),
+  key_terms: z
+    .object({
+      slice: z.object({ total: z.number(), kept: z.number() }),
+      cumulative: z.object({ total: z.number(), kept: z.number() }),
+    })
+    .nullable()
+    .describe(
+      'names, numbers, dates and identifiers the new summary holds: of the entries this compaction summarized (slice) and of everything the lane summary ever covered (cumulative)',
+    ),
   record_seq: z.number().nullable().describe('seq of the compaction record in the transcript'),
   reason: z.string().nullable(),
 });

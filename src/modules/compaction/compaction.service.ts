@@ -16,7 +16,9 @@ import type { CompactResult, LaneOutcome, LaneView } from './compaction.schemas.
 import { planLane, type LanePlan, type ViewChange } from './core/lane-plan.js';
 import { purgeCut, scrubEntries } from './core/purge.js';
 import { identifierSurvival } from './core/identifiers.js';
-import { entryText } from './core/chunking.js';
+import { keyTermSurvival } from './core/salience.js';
+import { entrySaid, entryText } from './core/chunking.js';
+import { fitSummaryText } from './core/summary-doc.js';
 import type { CompactionSettings, LaneEntry, Summarizer, SummaryResult } from './core/types.js';
 
 export type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge' | 'cold';
@@ -56,7 +58,10 @@ export interface CompactionServiceDeps {
   summarizerFor: (tenantId: string) => Summarizer;
   metrics: CompactionMetrics;
   sessions: {
-    findById(params: { tenantId: string; id: string }): Promise<{ id: string; sessionKey: string } | null>;
+    findById(params: {
+      tenantId: string;
+      id: string;
+    }): Promise<{ id: string; sessionKey: string; agentId?: string | null } | null>;
   };
   defaultEffectiveWindow: number;
   lockTtlMs: number;
@@ -72,6 +77,7 @@ const toLaneEntry = (row: {
   tokenEstimate: number;
   turnAt: Date | null;
   createdAt: Date;
+  author?: { id?: string; name?: string } | null;
 }): LaneEntry => ({
   seq: row.seq,
   kind: row.kind,
@@ -79,6 +85,7 @@ const toLaneEntry = (row: {
   content: row.content,
   tokenEstimate: row.tokenEstimate,
   at: (row.turnAt ?? row.createdAt).getTime(),
+  author: row.author ?? null,
 });
 
 const lockResource = (tenantId: string, sessionId: string) => `compaction:${tenantId}:${sessionId}`;
@@ -87,7 +94,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
   const { repo, clock } = deps;
 
   async function compactLane(
-    params: CompactParams & { sessionKey: string },
+    params: CompactParams & { sessionKey: string; agentId: string | null },
     state: LaneStateRow,
     lastCallAt: number | null,
   ): Promise<LaneOutcome> {
@@ -129,6 +136,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       fallback_reason: null,
       summarizer_tokens: { input: 0, output: 0 },
       identifiers: null,
+      key_terms: null,
       record_seq: null,
       reason:
         plan.deferred === 'cache_warm'
@@ -142,26 +150,50 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     // Summarize with no transaction open: the LLM call may take seconds.
     let summary: SummaryResult | null = null;
     let summarized: LaneEntry[] = [];
+    // Everything the lane's summary covers after this compaction (cumulative survival).
+    let covered: LaneEntry[] = [];
     if (plan.summarizeBeforeSeq !== null) {
       // A stale summary (an edit or delete of what it covers) is rebuilt from the entries it
       // covered, not updated; deleted texts are scrubbed from everything the summarizer reads.
       const rebuild = state.summaryStale || purge.length > 0;
-      const older = rebuild
-        ? (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: 0, toSeq: state.firstKeptSeq })).map(
-            toLaneEntry,
-          )
-        : [];
-      summarized = scrubEntries([...older, ...kept.filter((e) => e.seq < plan.summarizeBeforeSeq!)], purge);
+      const older = scrubEntries(
+        (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: 0, toSeq: state.firstKeptSeq })).map(
+          toLaneEntry,
+        ),
+        purge,
+      );
+      const leaving = scrubEntries(
+        kept.filter((e) => e.seq < plan.summarizeBeforeSeq!),
+        purge,
+      );
+      summarized = rebuild ? [...older, ...leaving] : leaving;
+      covered = [...older, ...leaving];
+      // The lane never grows: the new summary may take at most what leaves the view plus the old
+      // summary's room, and at most its share of the window it is sent within.
+      const room = Math.max(0, beforeTokens - plan.afterViewTokens);
+      const window = params.effectiveWindow ?? deps.defaultEffectiveWindow;
       summary = await deps.summarizerFor(tenantId).summarize({
         laneKey,
         previousSummary: rebuild ? null : state.summary,
         entries: summarized,
+        targetTokens: Math.min(room, Math.floor(deps.settings.summaryWindowShare * window)),
+        speakers: { assistant: params.agentId },
       });
+      // Redaction or an estimate off by a few tokens: fitted again so the lane still cannot grow.
+      if (summaryTokens(summary.text) > room) {
+        summary = { ...summary, text: fitSummaryText(summary.text, room, deps.estimator) };
+      }
     }
     await params.beforeCommit?.(laneKey);
 
     const now = clock.now();
     const survival = summary ? identifierSurvival(summarized.map(entryText), summary.text) : null;
+    const terms = summary
+      ? {
+          slice: keyTermSurvival(summarized.map(entrySaid), summary.text),
+          cumulative: keyTermSurvival(covered.map(entrySaid), summary.text),
+        }
+      : null;
     const newFirstKept = plan.firstKeptSeq;
     const afterTokens = plan.afterViewTokens + summaryTokens(summary ? summary.text : state.summary);
     const outcome = await deps.db.transaction(async (tx) => {
@@ -203,6 +235,7 @@ export function createCompactionService(deps: CompactionServiceDeps) {
           ? { input_tokens: summary.usage.inputTokens, output_tokens: summary.usage.outputTokens }
           : null,
         identifiers: survival,
+        key_terms: terms,
         lane_version: committed.version,
       };
       const seq = await repo.appendRecord({ tenantId, sessionId, laneKey, record, at: now }, tx);
@@ -245,6 +278,12 @@ export function createCompactionService(deps: CompactionServiceDeps) {
         ? { input: summary.usage.inputTokens, output: summary.usage.outputTokens }
         : { input: 0, output: 0 },
       identifiers: survival ? { total: survival.total, kept: survival.kept } : null,
+      key_terms: terms
+        ? {
+            slice: { total: terms.slice.total, kept: terms.slice.kept },
+            cumulative: { total: terms.cumulative.total, kept: terms.cumulative.kept },
+          }
+        : null,
     };
     if (!outcome) {
       // Another change of the lane committed after this compaction read it: nothing is written.
@@ -375,7 +414,11 @@ export function createCompactionService(deps: CompactionServiceDeps) {
             laneKey: size.laneKey,
             at: clock.now(),
           });
-          const outcome = await compactLane({ ...params, sessionKey: session.sessionKey }, state, lastCallAt);
+          const outcome = await compactLane(
+            { ...params, sessionKey: session.sessionKey, agentId: session.agentId ?? null },
+            state,
+            lastCallAt,
+          );
           for (const strategy of outcome.strategies_run.length > 0 ? outcome.strategies_run : ['none']) {
             deps.metrics.compactions.inc({ strategy, outcome: outcome.outcome });
           }

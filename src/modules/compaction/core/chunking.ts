@@ -4,7 +4,9 @@
 import { asBlocks } from '../../sessions/core/history-view.js';
 import type { TokenEstimator } from '../../../shared/tokens.js';
 import { renderedContextTag } from '../../../shared/content-blocks.js';
-import type { LaneEntry } from './types.js';
+import { dateNote } from './dates.js';
+import { parseSummary, PARTICIPANTS } from './summary-doc.js';
+import type { LaneEntry, SummarizeRequest } from './types.js';
 
 /** The most characters of a tool_use input rendered for the summarizer. */
 const TOOL_INPUT_CHARS = 600;
@@ -47,9 +49,82 @@ export function entryText(entry: LaneEntry): string {
     .join('\n');
 }
 
-/** One entry as a labelled transcript line: `[#seq role time] text`. */
-export function renderEntryForSummary(entry: LaneEntry): string {
-  return `[#${entry.seq} ${entry.role ?? entry.kind} ${new Date(entry.at).toISOString()}] ${entryText(entry)}`;
+/** What an entry says in its own words (text blocks only, rendered context left out). */
+export function entrySaid(entry: LaneEntry): string {
+  return asBlocks(entry.content)
+    .filter((b) => b.type === 'text')
+    .map((b) => blockText(b as unknown as Record<string, unknown>))
+    .filter((t) => t.trim() !== '')
+    .join('\n');
+}
+
+/** The tool calls an entry makes and the tool results it carries, as plain text. */
+export function entryTools(entry: LaneEntry): {
+  calls: { id: string; name: string; input: string }[];
+  results: { toolUseId: string; isError: boolean; text: string }[];
+} {
+  const blocks = asBlocks(entry.content) as unknown as Record<string, unknown>[];
+  return {
+    calls: blocks
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => ({
+        id: String(b.id),
+        name: String(b.name),
+        input: blockText(b).replace(/^\[tool call \S+ |\]$/g, ''),
+      })),
+    results: blocks
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => ({
+        toolUseId: String(b.tool_use_id),
+        isError: b.is_error === true,
+        text: blockText(b).replace(/^\[tool result(?: \(error\))?\] ?/, ''),
+      })),
+  };
+}
+
+/**
+ * The name of each role's speaker when one is known: the only author name its entries carry, else
+ * the session's name for it, else the only one the previous summary lists for it.
+ */
+export function roleNamesFor(request: SummarizeRequest): Map<string, string> {
+  const previous = parseSummary(request.previousSummary).get(PARTICIPANTS)!;
+  const names = new Map<string, string>();
+  for (const role of ['user', 'assistant'] as const) {
+    const authors = new Set(
+      request.entries
+        .filter((e) => e.role === role && e.author?.name?.trim())
+        .map((e) => e.author!.name!.trim()),
+    );
+    const listed = previous
+      .map((b) => new RegExp(String.raw`^- (.+?) \(${role}\)$`).exec(b)?.[1])
+      .filter((n): n is string => n !== undefined);
+    const name =
+      authors.size === 1
+        ? [...authors][0]
+        : authors.size === 0
+          ? request.speakers?.[role]?.trim() || (listed.length === 1 ? listed[0] : undefined)
+          : undefined;
+    if (name) names.set(role, name);
+  }
+  return names;
+}
+
+/** Who said an entry: its author's name, else the name known for its role, else the role. */
+export function speakerOf(entry: LaneEntry, roleNames: ReadonlyMap<string, string> = new Map()): string {
+  const role = entry.role ?? entry.kind;
+  return entry.author?.name?.trim() || roleNames.get(role) || role;
+}
+
+/**
+ * One entry as a labelled transcript line: `[#seq speaker (role) time] text`, relative dates
+ * followed by the day they mean (`{yesterday = 2026-05-07}`).
+ */
+export function renderEntryForSummary(entry: LaneEntry, roleNames?: ReadonlyMap<string, string>): string {
+  const role = entry.role ?? entry.kind;
+  const speaker = speakerOf(entry, roleNames);
+  const who = speaker === role ? role : `${speaker} (${role})`;
+  const text = entryText(entry);
+  return `[#${entry.seq} ${who} ${new Date(entry.at).toISOString()}] ${text}${dateNote(text, entry.at)}`;
 }
 
 /** Head and tail of a text within `maxTokens`, the middle replaced by a marker saying how much. */
@@ -75,14 +150,14 @@ export function trimHeadTail(text: string, maxTokens: number, estimator: TokenEs
  */
 export function chunkForSummarizer(
   entries: readonly LaneEntry[],
-  options: { maxTokens: number; estimator: TokenEstimator },
+  options: { maxTokens: number; estimator: TokenEstimator; roleNames?: ReadonlyMap<string, string> },
 ): string[] {
   const { maxTokens, estimator } = options;
   const chunks: string[] = [];
   let current: string[] = [];
   let used = 0;
   for (const entry of entries) {
-    const text = trimHeadTail(renderEntryForSummary(entry), maxTokens, estimator);
+    const text = trimHeadTail(renderEntryForSummary(entry, options.roleNames), maxTokens, estimator);
     const tokens = estimator.text(text) + 2;
     if (used + tokens > maxTokens && current.length > 0) {
       chunks.push(current.join('\n\n'));

@@ -11,6 +11,8 @@ const PATTERNS: RegExp[] = [
   /(?:~|\.{1,2})?\/(?:[\w.@-]+\/)*[\w.@-]+|\b[A-Za-z]:\\(?:[\w.-]+\\)*[\w.-]+|\b(?:[\w-]+\/)+[\w-]+\.[A-Za-z0-9]{1,6}\b/g,
   // ticket-like ids: ABC-123, #123
   /\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d{2,}\b/g,
+  // hyphenated names with a digit: vpn-eu-2, us-east-1, node-20
+  /\b(?=[\w-]*\d)[a-zA-Z][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)+\b/g,
   // hex hashes (git SHAs and the like), at least 7 characters with a digit and a letter
   /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b/g,
   // error names and codes: TypeError, ECONNREFUSED, HTTP 503
@@ -21,7 +23,7 @@ const PATTERNS: RegExp[] = [
   /\bv?\d+(?:\.\d+){1,3}\b|\b\d[\d,]*(?:\.\d+)?\b/g,
 ];
 
-const REDACTED = /\[REDACTED:[a-z_]+\]/g;
+export const REDACTED = /\[REDACTED:[a-z_]+\]/g;
 
 /** A lone digit is too common to count as an identifier. */
 const meaningful = (token: string) => !/^\d$/.test(token);
@@ -38,15 +40,19 @@ export function extractIdentifiers(text: string): string[] {
     }
   }
   found.sort((a, b) => a.index - b.index || b.token.length - a.token.length);
+  // A match inside a longer one (a number inside a URL) is not counted for that occurrence.
   const out: string[] = [];
   const seen = new Set<string>();
-  for (const { token } of found) {
+  let coveredUntil = -1;
+  for (const { index, token } of found) {
+    const end = index + token.length;
+    if (end <= coveredUntil) continue;
+    coveredUntil = Math.max(coveredUntil, end);
     if (seen.has(token)) continue;
     seen.add(token);
     out.push(token);
   }
-  // A token contained in a longer kept one (a number inside a URL) is not counted on its own.
-  return out.filter((token) => !out.some((other) => other !== token && other.includes(token)));
+  return out;
 }
 
 /** How many identifiers of the summarized texts the summary kept verbatim. */

@@ -7,6 +7,8 @@ import type { HistoryEntry } from '../../sessions/core/history-view.js';
 export interface LaneEntry extends HistoryEntry {
   /** ms since epoch: when the turn happened (turn_at, else created_at). */
   at: number;
+  /** Who said it, as the caller or the channel told (summaries name speakers by it). */
+  author?: { id?: string; name?: string } | null;
 }
 
 /** The numbers compaction is tuned by (defaults in `compactionDefaults`). */
@@ -37,11 +39,10 @@ export interface CompactionSettings {
   /** The stored summary is cut to this many characters (16,000). */
   summaryMaxChars: number;
   /**
-   * The extractive summarizer keeps at most this many characters (8,000): its bullets are
-   * sentences as said, several times less dense than a written summary, and past this size it
-   * costs more room than it returns (LoCoMo E2, docs/benchmarks.md).
+   * The summary's token target as a share of the effective window it is sent within (0.05): a
+   * summary for a 24k window aims at 1,200 tokens, one for a 200k window reaches the stored cap.
    */
-  extractiveMaxChars: number;
+  summaryWindowShare: number;
   /** The summarizer's context window in tokens; its input never exceeds 40% of it. */
   summarizerWindowTokens: number;
   /** Share of the summarizer window one request may fill (0.4). */
@@ -58,21 +59,28 @@ export const compactionDefaults: CompactionSettings = {
   historyShare: 0.5,
   keepShare: 0.25,
   summaryMaxChars: 16_000,
-  extractiveMaxChars: 8_000,
+  summaryWindowShare: 0.05,
   summarizerWindowTokens: 200_000,
   summarizerInputShare: 0.4,
 };
 
 export type CompactionStrategy = 'clear_tool_results' | 'summarize' | 'truncate';
 
-/** The five sections every lane summary has, in this order. */
+/**
+ * The sections every lane summary has, in this order. The last one holds the names, numbers,
+ * dates and ids whose sentences did not fit: recency never evicts them (summary-doc.ts).
+ */
 export const SUMMARY_SECTIONS = [
-  'Current goals / open questions',
-  'Decisions',
-  'Important facts',
-  'Recent outcomes',
-  'Pending actions',
+  'Participants',
+  'Requests and open questions',
+  'Decisions and commitments',
+  'Facts',
+  'Outcomes',
+  'Current work and next step',
+  'Names, numbers and dates',
 ] as const;
+
+export type SummarySection = (typeof SUMMARY_SECTIONS)[number];
 
 /** What a summarizer is asked to do: fold `entries` into `previousSummary`. */
 export interface SummarizeRequest {
@@ -81,6 +89,10 @@ export interface SummarizeRequest {
   previousSummary: string | null;
   /** The entries leaving the verbatim view, oldest first. */
   entries: readonly LaneEntry[];
+  /** Tokens the summary should fit in (summaryTarget); the stored cap when absent. */
+  targetTokens?: number;
+  /** Names of the session's speakers, for entries that carry no author name. */
+  speakers?: { user?: string | null; assistant?: string | null };
 }
 
 export interface SummarizerUsage {
