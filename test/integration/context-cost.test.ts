@@ -2,11 +2,13 @@
 // provider's prompt-caching rules against the cache the session's earlier calls left (dry runs leave
 // it alone) and the session sums it; retrieved material is this payload's only (after the turn's
 // breakpoint, never stored); the sent view changes at a cold cache once the history passes its
-// share of the caller's window, and not while the cache is warm.
+// share of the caller's window, and not while the cache is warm; a compaction that commits while a
+// call assembles never fails the call.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
+import postgres from 'postgres';
+import { createTestApp, usesRealPostgres, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -180,5 +182,76 @@ describe('when the sent view changes', () => {
     const cold = await call(s.id, 'after lunch?', 60_000 + 30 * 60_000, small);
     expect(cold.compaction.action).toBe('compacted');
     expect(cold.budget.cost.basis).toBe('expired');
+  });
+});
+
+describe.skipIf(!usesRealPostgres)("contextd's own background work never fails a bot's turn", () => {
+  it('a compaction that commits while a context call assembles: the call assembles again, no 409', async () => {
+    const s = await session();
+    const turns = Array.from({ length: 40 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `turn ${i}: the rollout of service ${i} is ${i % 3 ? 'done' : 'blocked'}`,
+    }));
+    expect(
+      (await t.inject({ method: 'POST', url: `/v1/sessions/${s.id}/turns`, payload: { turns } })).statusCode,
+    ).toBe(201);
+    // A first compaction gives the lane its state row (the row the race below locks).
+    const first = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${s.id}/compact`,
+      payload: { wait: true, force: true },
+    });
+    expect(first.json().lanes[0].summary_version).toBe(1);
+    expect(
+      (await t.inject({ method: 'POST', url: `/v1/sessions/${s.id}/turns`, payload: { turns } })).statusCode,
+    ).toBe(201);
+    const client = postgres(ctx.testDb.url!, { max: 3, onnotice: () => {} });
+    const [laneLock, sessionLock] = [await client.reserve(), await client.reserve()];
+    const waiting = async (n: number) => {
+      for (let polls = 0; polls < 3_000; polls += 1) {
+        const [row] = await client<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`;
+        if (row!.n >= n) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`fewer than ${n} statements waited for a lock`);
+    };
+    try {
+      // 1. The compaction is held at its commit (the lane's compare-and-set)…
+      await laneLock`begin`;
+      await laneLock`select 1 from lane_states where session_id = ${s.id} for update`;
+      const compacted = t.inject({
+        method: 'POST',
+        url: `/v1/sessions/${s.id}/compact`,
+        payload: { wait: true, force: true },
+      });
+      await waiting(1);
+      // 2. …then at its record's append (the session row's lock), before the call starts…
+      await sessionLock`begin`;
+      await sessionLock`select 1 from sessions where id = ${s.id} for update`;
+      await laneLock`commit`;
+      await waiting(1);
+      // 3. …so the call loads the session before the record and appends after it.
+      const call = t.inject({
+        method: 'POST',
+        url: `/v1/sessions/${s.id}/context`,
+        payload: { message: { content: 'what is blocked?', time: iso(0) } },
+      });
+      await waiting(2);
+      await sessionLock`commit`;
+      expect((await compacted).statusCode).toBe(200);
+      const response = await call;
+      expect(response.statusCode).toBe(200);
+      // It assembled again over the compacted lane: the summary the compaction wrote is in it.
+      const body = response.json() as {
+        context: { lane: { summary_included: boolean; summary_version: number } };
+      };
+      expect(body.context.lane).toMatchObject({ summary_included: true, summary_version: 2 });
+    } finally {
+      laneLock.release();
+      sessionLock.release();
+      await client.end();
+    }
   });
 });
