@@ -11,7 +11,7 @@
 // CPU per call: the server process's own (process.cpuUsage, reported over IPC; the HTTP client's is
 // not counted) plus the CPU of this database's PostgreSQL backends (/proc, so the server must run on
 // this machine). Each run measures, per session length, `--rounds` blocks of `--block` calls, each
-// block of the call right after a block of each floor (interleaved, so the minutes-long drift of a
+// block of the call right after a block four times as long of each floor (interleaved, so the drift of a
 // shared machine falls on both alike); ratios are to the floor of the same run. Statements per call
 // are counted by the server's client wrapper. Latency p50/p99 at concurrency 1 (the measured blocks)
 // and at concurrency 8 (`--concurrent` calls). The seeded database (contextd_bench_call_cost) is kept
@@ -40,6 +40,8 @@ import { arg, int, machineLine, ms, printTable, summarize, type Latency } from '
 export const CALL_COST_DATABASE = 'contextd_bench_call_cost';
 const LEAD_IN = 20;
 const CONCURRENCY = 8;
+/** A floor's block, in context-call blocks. */
+const FLOOR_BLOCKS = 4;
 
 /** What a served process reports: its CPU and statements so far. */
 interface Mark {
@@ -296,8 +298,10 @@ async function main(): Promise<void> {
     for (const [turns, session] of sessions) {
       const result: Result = { call: noSums(), bare: noSums(), wrapped: noSums() };
       for (let b = 0; b < rounds; b += 1) {
-        await measureBlock(floors.bare, block, result.bare);
-        await measureBlock(floors.wrapped, block, result.wrapped);
+        // The floors' blocks are longer: PostgreSQL's CPU is read in 10 ms ticks, and a floor call
+        // uses ~0.2 ms of it.
+        await measureBlock(floors.bare, FLOOR_BLOCKS * block, result.bare);
+        await measureBlock(floors.wrapped, FLOOR_BLOCKS * block, result.wrapped);
         await measureBlock(contextCall(session), block, result.call);
       }
       results.set(turns, [...(results.get(turns) ?? []), result]);
