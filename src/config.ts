@@ -141,6 +141,16 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATABASE_URL: optionalString.pipe(z.url().optional()),
   /**
+   * A streaming replica for reads that tolerate lag (docs/operations.md, "Read replicas"); the rest
+   * stays on DATABASE_URL. While it cannot be reached its reads go to DATABASE_URL.
+   */
+  DATABASE_READ_URL: optionalString.pipe(z.url().optional()),
+  /** Apply pending migrations at start (`false`: `npm run migrate` is a step of its own). */
+  DATABASE_MIGRATE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /**
    * `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer `pool_mode =
    * transaction`): no named statements, no generic-plan connections, no session state
    * (docs/operations.md, "Behind a connection pooler"). `session`: a server or a session pooler.

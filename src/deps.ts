@@ -76,6 +76,7 @@ export function createLocks(
 export function databaseOptions(config: Config): DatabaseOptions {
   return {
     databaseUrl: config.DATABASE_URL,
+    readUrl: config.DATABASE_URL ? config.DATABASE_READ_URL : undefined,
     dataDir: config.DATA_DIR,
     maxConnections: config.DATABASE_MAX_CONNECTIONS,
     prepare: config.DATABASE_PREPARED_STATEMENTS,
@@ -91,10 +92,17 @@ export async function createDeps(
   log?: Pick<FastifyBaseLogger, 'warn'>,
 ): Promise<AppDeps> {
   const dataDirLock = embeddedDataDir(config) ? holdDataDir(config.DATA_DIR, 'server') : undefined;
+  const metrics = createMetrics();
   let database: Database;
   try {
-    database = await openDatabase(databaseOptions(config));
-    await runMigrations(database);
+    database = await openDatabase({
+      ...databaseOptions(config),
+      onReplicaFallback: (error) => {
+        metrics.replicaFallbacks.inc();
+        log?.warn({ err: error }, 'read replica failed; reading from the primary');
+      },
+    });
+    if (config.DATABASE_MIGRATE) await runMigrations(database);
   } catch (error) {
     dataDirLock?.release();
     throw error;
@@ -103,7 +111,6 @@ export async function createDeps(
   // ioredis reports connection errors as events; without a listener they would crash the process.
   redis?.on('error', (error) => log?.warn({ err: error }, 'redis error'));
   if (redis && !(await waitForRedis(redis))) log?.warn('redis is not reachable; starting degraded');
-  const metrics = createMetrics();
   const redisPrefix = 'contextd:';
   return {
     config,

@@ -32,9 +32,15 @@ export type Database =
        * 0.05 ms read). Nothing else runs there. `db` itself when turned off (`genericPlans`).
        */
       genericPlanDb: Db;
+      /**
+       * `db` for reads that tolerate replication lag (docs/operations.md, "Read replicas"): the
+       * replica of `readUrl`, each read falling back to the primary while the replica cannot be
+       * reached; `db` itself without one.
+       */
+      readDb: Db;
       close(): Promise<void>;
     }
-  | { kind: 'pglite'; db: Db; pglite: PGlite; close(): Promise<void> };
+  | { kind: 'pglite'; db: Db; readDb: Db; pglite: PGlite; close(): Promise<void> };
 
 export interface DatabaseOptions {
   databaseUrl?: string;
@@ -60,6 +66,10 @@ export interface DatabaseOptions {
    * every query capture a stack trace (~15 µs) and so would weigh on what a benchmark measures.
    */
   onStatement?: (query: string) => void;
+  /** A read replica for Database.readDb (postgres.js only). */
+  readUrl?: string;
+  /** Called when a read meant for the replica runs on the primary because the replica failed. */
+  onReplicaFallback?: (error: unknown) => void;
 }
 
 /**
@@ -282,6 +292,75 @@ function wrapClient(
   });
 }
 
+/** After a replica failure, reads go to the primary this long before the replica is tried again. */
+export const REPLICA_RETRY_MS = 5_000;
+/** Connection failures, and a standby cancelling a read that conflicts with recovery (40001). */
+const REPLICA_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'CONNECT_TIMEOUT',
+  '40001',
+]);
+
+const replicaFailed = (error: unknown): boolean => {
+  const failure = databaseFailure(error);
+  if (failure === 'connection_lost' || failure === 'timeout') return true;
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } }).code ??
+    (error as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' && (REPLICA_UNREACHABLE.has(code) || code.startsWith('57P'));
+};
+
+/**
+ * The client of Database.readDb: every query on the replica, and on the primary when the replica
+ * fails to answer (then for REPLICA_RETRY_MS, so an unreachable replica costs one failed attempt,
+ * not one per read). A read run twice is harmless. Transactions go to the primary.
+ */
+function replicaClient(
+  replica: postgres.Sql,
+  primary: postgres.Sql,
+  onFallback: (error: unknown) => void,
+): postgres.Sql {
+  let primaryUntil = 0;
+  return new Proxy(primary, {
+    get(target, key, receiver) {
+      if (key !== 'unsafe') return Reflect.get(target, key, receiver) as unknown;
+      return (query: string, params?: unknown[], options?: Record<string, unknown>) => {
+        let valuesMode = false;
+        const run = (client: postgres.Sql) => {
+          const pending = (client.unsafe as unknown as UnsafeFn)(query, params, options);
+          return Promise.resolve(valuesMode ? pending.values() : pending);
+        };
+        let result: Promise<unknown> | undefined;
+        const settle = () =>
+          (result ??= (async () => {
+            if (Date.now() < primaryUntil) return run(primary);
+            try {
+              return await run(replica);
+            } catch (error) {
+              if (!replicaFailed(error)) throw error;
+              primaryUntil = Date.now() + REPLICA_RETRY_MS;
+              onFallback(error);
+              return run(primary);
+            }
+          })());
+        const pending = {
+          values() {
+            valuesMode = true;
+            return pending;
+          },
+          then<A, B>(onValue?: (value: unknown) => A, onError?: (error: unknown) => B) {
+            return settle().then(onValue, onError);
+          },
+        };
+        return pending;
+      };
+    },
+  });
+}
+
 /** Connections of Database.genericPlanDb (beside `maxConnections`): opened when first used. */
 export const GENERIC_PLAN_CONNECTIONS = 4;
 
@@ -321,14 +400,42 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
           schema,
         }) as unknown as Db)
       : db;
+    const readSql = options.readUrl
+      ? postgres(options.readUrl, {
+          max: options.maxConnections ?? 10,
+          prepare: options.prepare !== false,
+          ...(options.connectTimeoutMs ? { connect_timeout: options.connectTimeoutMs / 1000 } : {}),
+          onnotice: () => {},
+          connection: { application_name: 'contextd-reads' },
+        })
+      : null;
+    const readDb = readSql
+      ? (drizzlePostgres({
+          client: replicaClient(
+            wrapClient(readSql, {
+              prepare: options.prepare !== false,
+              statementTimeoutMs: options.statementTimeoutMs ?? 0,
+              onStatement: options.onStatement,
+            }),
+            client,
+            options.onReplicaFallback ?? (() => {}),
+          ),
+          schema,
+        }) as unknown as Db)
+      : db;
     return {
       kind: 'postgres',
       db,
       sql,
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       genericPlanDb,
+      readDb,
       close: async () => {
-        await Promise.all([sql.end({ timeout: 5 }), genericSql?.end({ timeout: 5 })]);
+        await Promise.all([
+          sql.end({ timeout: 5 }),
+          genericSql?.end({ timeout: 5 }),
+          readSql?.end({ timeout: 5 }),
+        ]);
       },
     };
   }
@@ -340,7 +447,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
   const db = retryingTransactions(drizzlePglite({ client: pglite, schema }) as unknown as Db);
-  return { kind: 'pglite', db, pglite, close: () => pglite.close() };
+  return { kind: 'pglite', db, readDb: db, pglite, close: () => pglite.close() };
 }
 
 /** The rows of a raw statement's result: postgres.js gives an array, PGlite `{ rows }`. */

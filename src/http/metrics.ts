@@ -34,6 +34,11 @@ export function createMetrics() {
       help: 'Work requests answered 503 overloaded because MAX_WORK_IN_FLIGHT were running',
       registers: [registry],
     }),
+    replicaFallbacks: new Counter({
+      name: 'contextd_replica_fallbacks_total',
+      help: 'Reads meant for the read replica (DATABASE_READ_URL) run on the primary because the replica failed',
+      registers: [registry],
+    }),
     lockFallbacks: new Counter({
       name: 'contextd_lock_fallbacks_total',
       help: 'Lock acquisitions served by Postgres advisory locks because Redis failed',

@@ -65,6 +65,18 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
       clock: deps.clock,
       scopeCache: createScopeCache(db, { cap: SCOPE_SCAN_MAX }),
     }),
+    /**
+     * The search routes' searches, on the read replica when configured (they tolerate lag); the
+     * context call's retrieval uses `memorySearch`, on the primary.
+     */
+    memorySearchReads:
+      deps.database.readDb === db
+        ? undefined
+        : createMemorySearchService({
+            search: createSearchRepository(deps.database.readDb),
+            clock: deps.clock,
+            scopeCache: createScopeCache(deps.database.readDb, { cap: SCOPE_SCAN_MAX }),
+          }),
     chunks,
     ...platforms,
     retention: createRetentionService({

@@ -81,3 +81,45 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     },
   };
 }
+
+/**
+ * A streaming replica of `primary` (pg_basebackup -R into a temp dir, its own free port): a hot
+ * standby that replays what the primary writes, asynchronously.
+ */
+export async function startPrivateReplica(primary: PrivatePostgres): Promise<PrivatePostgres> {
+  const source = new URL(primary.url);
+  const dir = mkdtempSync(join(tmpdir(), 'contextd-replica-'));
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  runPg('pg_basebackup', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    source.port,
+    '-U',
+    'postgres',
+    '-D',
+    data,
+    '-R',
+    '-X',
+    'stream',
+  ]);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40 -c hot_standby=on`;
+  runPg('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, freeze: () => {}, thaw: () => {}, stop };
+}

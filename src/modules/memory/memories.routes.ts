@@ -153,7 +153,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
           ...(body.include_transcripts && !f.types?.length ? (['transcript_chunks'] as const) : []),
           ...(body.include_channel_messages ? (['channel_messages'] as const) : []),
         ];
-        return services.memorySearch.searchMemory({
+        return (services.memorySearchReads ?? services.memorySearch).searchMemory({
           tenantId: request.tenantId,
           query: body.query,
           maxResults: body.max_results,

@@ -40,6 +40,11 @@ export function createSessionServices(deps: AppDeps, built: { contextLog: Contex
       db,
       sessions: sessionsRepo,
       transcript: transcriptRepo,
+      // Transcript pages tolerate replication lag: the read replica when there is one.
+      reads: {
+        sessions: createSessionsRepository(deps.database.readDb),
+        transcript: createTranscriptRepository(deps.database.readDb),
+      },
       offload,
       calibration: createCalibrationService({ registry: deps.metrics.registry }),
       contextLog: built.contextLog,

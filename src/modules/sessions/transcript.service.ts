@@ -84,6 +84,8 @@ export function createTranscriptService(deps: {
   db: Db;
   sessions: SessionsRepository;
   transcript: TranscriptRepository;
+  /** Where `page` reads (the read replica when configured); `sessions`/`transcript` otherwise. */
+  reads?: { sessions: SessionsRepository; transcript: TranscriptRepository };
   offload: Pick<OffloadService, 'offloadToolResults'>;
   calibration: CalibrationService;
   /** The latest context call: the estimate of the input a reported usage belongs to. */
@@ -305,9 +307,10 @@ export function createTranscriptService(deps: {
       limit: number;
       laneKey?: string;
     }) {
-      const session = await sessions.findById({ tenantId: params.tenantId, id: params.sessionId });
+      const reads = deps.reads ?? { sessions, transcript };
+      const session = await reads.sessions.findById({ tenantId: params.tenantId, id: params.sessionId });
       if (!session) throw sessionNotFound(params.sessionId);
-      const rows = await transcript.page({
+      const rows = await reads.transcript.page({
         ...params,
         afterSeq: params.afterSeq ?? 0,
         limit: params.limit + 1,
