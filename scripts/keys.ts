@@ -92,6 +92,7 @@ try {
         credentials: createPlatformCredentialsRepository(database.db),
         clock: systemClock,
         tokenKey: config.PLATFORM_TOKEN_KEY,
+        production: config.NODE_ENV === 'production',
       });
       const { view } = await service.put({
         tenantId,

@@ -1,6 +1,8 @@
 // API keys at start-up: API_KEYS pairs, the printed development key, refusal in production.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapApiKeys, DEV_TENANT } from '../../src/bootstrap.js';
+import { createPlatformCredentialsRepository } from '../../src/modules/platforms/platform-credentials.repository.js';
+import { createPlatformCredentialsService } from '../../src/modules/platforms/platform-credentials.service.js';
 import { createTestApp, testConfig, type TestContext } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -38,6 +40,44 @@ describe('bootstrapApiKeys', () => {
     const again: string[] = [];
     await bootstrapApiKeys(testConfig({ NODE_ENV: 'development' }), ctx.app.services, (l) => again.push(l));
     expect(again[0]).toContain('already has a key');
+  });
+
+  it('refuses to start in production without PLATFORM_TOKEN_KEY once bot tokens are stored', async () => {
+    const production = testConfig({ NODE_ENV: 'production', API_KEYS: 'acme:acme-secret-1' });
+    await expect(bootstrapApiKeys(production, ctx.app.services, () => {})).resolves.toBeUndefined();
+    const t = await ctx.tenant();
+    await ctx.app.services.platformCredentials.put({
+      tenantId: t.tenantId,
+      platform: 'slack',
+      botToken: 'xoxb-1111111111-2222222222-storedTokenZZZZ',
+    });
+    await expect(bootstrapApiKeys(production, ctx.app.services, () => {})).rejects.toThrow(
+      /PLATFORM_TOKEN_KEY is required in production/,
+    );
+    const sealed = testConfig({
+      NODE_ENV: 'production',
+      API_KEYS: 'acme:acme-secret-1',
+      PLATFORM_TOKEN_KEY: 'a'.repeat(64),
+    });
+    await expect(bootstrapApiKeys(sealed, ctx.app.services, () => {})).resolves.toBeUndefined();
+  });
+
+  it('production stores no bot token without PLATFORM_TOKEN_KEY (503 platform.token_key_missing)', async () => {
+    const service = createPlatformCredentialsService({
+      credentials: createPlatformCredentialsRepository(ctx.deps.database.db),
+      clock: ctx.clock,
+      tokenKey: undefined,
+      production: true,
+    });
+    const t = await ctx.tenant();
+    await expect(
+      service.put({
+        tenantId: t.tenantId,
+        platform: 'slack',
+        botToken: 'xoxb-1111111111-2222222222-plainTokenZZZZ',
+      }),
+    ).rejects.toMatchObject({ statusCode: 503, code: 'platform.token_key_missing' });
+    expect((await service.get({ tenantId: t.tenantId, platform: 'slack' })).configured).toBe(false);
   });
 
   it('refuses to start in production without API_KEYS', async () => {

@@ -43,6 +43,12 @@ export function createPlatformCredentialsRepository(db: Executor) {
       return { row: stored!, created: !existing };
     },
 
+    /** Whether any tenant has a bot token stored (start-up refuses production without a key then). */
+    async anyStored(): Promise<boolean> {
+      const [row] = await db.select({ id: platformCredentials.tenantId }).from(platformCredentials).limit(1);
+      return row !== undefined;
+    },
+
     async find({ tenantId, platform }: { tenantId: string; platform: string }, tx: Executor = db) {
       const [row] = await tx
         .select()

@@ -10,7 +10,7 @@ import type {
   PlatformCredentialRow,
   PlatformCredentialsRepository,
 } from './platform-credentials.repository.js';
-import { credentialFormatInvalid } from './platforms.errors.js';
+import { credentialFormatInvalid, tokenKeyMissing } from './platforms.errors.js';
 import type { CredentialsView } from './platforms.schemas.js';
 
 const view = (platform: SupportedPlatform, row: PlatformCredentialRow | null): CredentialsView => ({
@@ -25,8 +25,9 @@ const view = (platform: SupportedPlatform, row: PlatformCredentialRow | null): C
 export function createPlatformCredentialsService(deps: {
   credentials: PlatformCredentialsRepository;
   clock: Clock;
-  /** PLATFORM_TOKEN_KEY: 32 bytes, or unset (tokens stored as given). */
+  /** PLATFORM_TOKEN_KEY: 32 bytes, or unset (tokens stored as given; refused in production). */
   tokenKey: Buffer | undefined;
+  production: boolean;
 }) {
   const { credentials } = deps;
   return {
@@ -36,6 +37,7 @@ export function createPlatformCredentialsService(deps: {
     ) {
       const problems = credentialProblems(params.platform, params.botToken, params.workspaceId);
       if (problems.length > 0) throw credentialFormatInvalid(problems);
+      if (deps.production && !deps.tokenKey) throw tokenKeyMissing();
       const { row, created } = await credentials.upsert(
         {
           tenantId: params.tenantId,
@@ -49,6 +51,9 @@ export function createPlatformCredentialsService(deps: {
       );
       return { view: view(params.platform, row), created };
     },
+
+    /** Whether any tenant has a bot token stored. */
+    anyStored: () => credentials.anyStored(),
 
     async get(params: { tenantId: string; platform: SupportedPlatform }): Promise<CredentialsView> {
       return view(params.platform, await credentials.find(params));

@@ -1,5 +1,5 @@
 // Errors of platform credentials and the user directory, with stable codes (docs/platforms.md).
-import { badRequest, notFound } from '../../shared/errors.js';
+import { badRequest, notFound, unavailable } from '../../shared/errors.js';
 import type { FormatProblem } from './core/token-format.js';
 
 export const credentialsNotConfigured = (platform: string) =>
@@ -21,4 +21,10 @@ export const pushedUsersDuplicate = (userId: string, first: number, again: numbe
     'platform.users_duplicate',
     `body.users.${again}.user_id: ${userId} is also at body.users.${first}`,
     [{ path: `body.users.${again}.user_id`, message: `duplicate of body.users.${first}.user_id` }],
+  );
+
+export const tokenKeyMissing = () =>
+  unavailable(
+    'platform.token_key_missing',
+    'bot tokens are not stored unencrypted in production: the operator must set PLATFORM_TOKEN_KEY',
   );

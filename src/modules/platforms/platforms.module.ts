@@ -22,6 +22,7 @@ export function createPlatformsModule(deps: AppDeps, log?: Pick<FastifyBaseLogge
     credentials: createPlatformCredentialsRepository(db),
     clock: deps.clock,
     tokenKey: deps.config.PLATFORM_TOKEN_KEY,
+    production: deps.config.NODE_ENV === 'production',
   });
   const platformApis = createPlatformApis(deps.config, deps.platformGate ?? sharedRateLimitGate(deps));
   const directory = createUserDirectoryRepository(db);
