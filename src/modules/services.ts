@@ -110,6 +110,16 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
       tx,
     ),
   );
+  // Turns appended through /turns to a session that has made no context call yet: a lane over its
+  // thresholds gets a background compaction (compaction.scheduler.ts).
+  sessionServices.transcript.addAfterAppend(({ tenantId, session, entries }) =>
+    compaction.afterAppend({
+      tenantId,
+      sessionId: session.id,
+      laneKeys: [...new Set(entries.map((e) => e.laneKey))],
+      hasCalled: session.promptCache !== null,
+    }),
+  );
   return {
     ...services,
     ...compactionModule,

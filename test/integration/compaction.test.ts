@@ -419,12 +419,15 @@ describe('background jobs', () => {
         role: i % 2 === 0 ? 'user' : 'assistant',
         content: `job turn ${i}: deploy ${3000 + i}`,
       }));
-      // 32 entries: over the 30-entry threshold, but appending never queues a compaction (the sent
-      // view changes only when a payload's window needs it or the provider cache is cold).
+      // 32 entries: over the 30-entry threshold, and the session has made no context call: the
+      // append itself queues a job.
       await tenant.inject({ method: 'POST', url: `/v1/sessions/${id}/turns`, payload: { turns } });
       const lane = async () => (await tenant.inject({ url: laneUrl(id, 'root:CJOB') })).json();
-      expect((await lane()).summary_version).toBe(0);
       const deadline = Date.now() + 30_000;
+      while ((await lane()).summary_version === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect((await lane()).summary_version).toBe(1);
       const queued = await tenant.inject({ method: 'POST', url: `/v1/sessions/${id}/compact`, payload: {} });
       expect(queued.statusCode).toBe(202);
       let job = queued.json();
@@ -436,7 +439,6 @@ describe('background jobs', () => {
       }
       expect(job.state).toBe('completed');
       expect(job.result.session_id).toBe(id);
-      expect((await lane()).summary_version).toBe(1);
     } finally {
       await worker.close();
     }

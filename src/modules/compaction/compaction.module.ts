@@ -104,7 +104,14 @@ export function createCompactionModule(
     waitMs: 60_000,
   });
   const queue = createCompactionQueue({ database: deps.database, config });
-  const scheduler = createCompactionScheduler({ service, queue });
+  const scheduler = createCompactionScheduler({
+    service,
+    queue,
+    lanesOverThresholds: async ({ tenantId, sessionId, laneKeys }) =>
+      (await lanes.laneSizes({ tenantId, sessionId, laneKeys }))
+        .filter((lane) => lane.entries > settings.maxEntries || lane.tokens > settings.maxTokens)
+        .map((lane) => lane.laneKey),
+  });
 
   return {
     compaction: {

@@ -1,7 +1,8 @@
 // When compactions run: now (the API with `wait`, the compact_context tool, a blocked payload, a
 // purge, a cold provider cache with the lane past its history share) or as a background job (the
-// API without `wait`, a payload at should_compact). Appending turns never schedules one: a change
-// of the sent view waits until the window needs it or the cache is cold (docs/compaction.md).
+// API without `wait`, a payload at should_compact, appends over the thresholds to a session that
+// has made no context call yet). Otherwise a change of the sent view waits until the window needs
+// it or the cache is cold (docs/compaction.md).
 // Jobs go through the durable queue; its worker runs `compact`.
 import type { CompactionJobData, CompactionQueue } from './compaction.jobs.js';
 import { compactionJobNotFound, compactionRunning, isCompactionRunning } from './compaction.errors.js';
@@ -14,6 +15,12 @@ export type CompactionRequestOutcome =
 export function createCompactionScheduler(deps: {
   service: CompactionService;
   queue: CompactionQueue;
+  /** Lanes of the session over their thresholds (one read). */
+  lanesOverThresholds: (params: {
+    tenantId: string;
+    sessionId: string;
+    laneKeys: string[];
+  }) => Promise<string[]>;
   log?: { warn(obj: unknown, msg: string): void };
 }) {
   const { service, queue } = deps;
@@ -59,6 +66,35 @@ export function createCompactionScheduler(deps: {
       } catch (error) {
         deps.log?.warn({ err: error, session_id: data.sessionId }, 'could not queue a compaction');
         return null;
+      }
+    },
+
+    /**
+     * After turns were appended through /turns to a session that has made no context call yet:
+     * lanes over their thresholds get a background job (a rolling summary kept at the thresholds).
+     * Such a session has no cached prefix to lose and no caller's window known yet. Once it has
+     * made a call, appends never queue one: its sent view changes at its calls, when the window
+     * needs it or the cache is cold (docs/compaction.md).
+     */
+    async afterAppend(params: {
+      tenantId: string;
+      sessionId: string;
+      laneKeys: string[];
+      hasCalled: boolean;
+    }): Promise<void> {
+      if (params.hasCalled) return;
+      try {
+        const over = await deps.lanesOverThresholds(params);
+        if (over.length > 0) {
+          await queue.enqueue({
+            tenantId: params.tenantId,
+            sessionId: params.sessionId,
+            reason: 'thresholds',
+            laneKeys: over,
+          });
+        }
+      } catch (error) {
+        deps.log?.warn({ err: error, session_id: params.sessionId }, 'could not check compaction thresholds');
       }
     },
 
