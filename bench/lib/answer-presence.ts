@@ -4,22 +4,8 @@
 // semicolons, slashes); a date item is present when the payload states a day within ±1 day of it
 // (a month item: any day of that month), any other item when one payload unit (a line of a text
 // block, or a string of a data block) holds all its content words. AP is the share of items present.
-import { normalize } from './locomo.js';
+import { MONTHS, normalize } from './locomo.js';
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
 const MONTH = `(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')})`;
 const DAY_MS = 86_400_000;
 

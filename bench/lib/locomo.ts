@@ -28,7 +28,8 @@ export interface Sample {
   qa: Question[];
 }
 
-const MONTHS = [
+/** Month names, January first (dates in LoCoMo's session times and answers). */
+export const MONTHS = [
   'january',
   'february',
   'march',
