@@ -9,11 +9,42 @@ const compose = parse(readFileSync(new URL('../../docker-compose.yml', import.me
 }) as { services: Record<string, Record<string, unknown>> };
 
 describe('docker-compose.yml', () => {
-  it('has postgres, redis, two contextd replicas and a load balancer, each with a health check', () => {
+  it('has postgres, redis, a migration step, two contextd replicas and a load balancer, each long-running one with a health check', () => {
     const names = Object.keys(compose.services);
-    expect(names).toEqual(expect.arrayContaining(['postgres', 'redis', 'contextd-1', 'contextd-2', 'lb']));
-    for (const name of names) {
+    expect(names).toEqual(
+      expect.arrayContaining(['postgres', 'redis', 'migrate', 'contextd-1', 'contextd-2', 'lb']),
+    );
+    for (const name of names.filter((n) => n !== 'migrate')) {
       expect(compose.services[name]!.healthcheck, `${name} health check`).toBeDefined();
+    }
+  });
+
+  it('migrates once in a one-shot service; the replicas start after it succeeded, with migrations off', () => {
+    const migrate = compose.services.migrate! as {
+      command: string[];
+      restart: string;
+      environment: Record<string, string>;
+      depends_on: Record<string, { condition: string }>;
+    };
+    expect(migrate.command).toEqual(['npm', 'run', 'migrate']);
+    expect(migrate.restart).toBe('no');
+    expect(migrate.depends_on.postgres!.condition).toBe('service_healthy');
+    // The step's own settings parse (production, no API keys needed to migrate).
+    expect(parseConfig(migrate.environment).DATABASE_URL).toBe(migrate.environment.DATABASE_URL);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.migrate).toBe('tsx src/db/migrate-cli.ts');
+    for (const name of ['contextd-1', 'contextd-2']) {
+      const service = compose.services[name]! as {
+        environment: Record<string, string>;
+        depends_on: Record<string, { condition: string }>;
+      };
+      expect(service.environment.DATABASE_URL).toBe(migrate.environment.DATABASE_URL);
+      expect(service.depends_on.migrate!.condition).toBe('service_completed_successfully');
+      expect(parseConfig({ DATABASE_MIGRATE: service.environment.DATABASE_MIGRATE }).DATABASE_MIGRATE).toBe(
+        false,
+      );
     }
   });
 
