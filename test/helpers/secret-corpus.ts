@@ -119,6 +119,10 @@ const kinds: { kind: RedactionKind; secrets: Secret[]; frames: Frame[] }[] = [
       ['"SecretAccessKey": "', '",'],
       ['the aws secret key is ', ' (rotate it monthly)'],
       ['AWS creds for staging: secret ', ', region us-east-1'],
+      // No "aws" anywhere: the key's shape alone.
+      ['creds for the uploader: ', ' (rotate monthly)'],
+      ['secret access key ', ''],
+      ['paste: `', '`'],
     ),
   },
   {
@@ -366,12 +370,30 @@ const kinds: { kind: RedactionKind; secrets: Secret[]; frames: Frame[] }[] = [
   },
 ];
 
-/** `perKind` cases of every kind, cycling through its frames and secret formats. */
+/** Kinds known by where they stand (a key name, a header, a URL), not by their shape alone. */
+const CONTEXTUAL: ReadonlySet<RedactionKind> = new Set([
+  'azure_storage_key',
+  'basic_auth',
+  'bearer_token',
+  'password',
+  'secret',
+]);
+
+/** Frames that name nothing: a kind with a distinctive shape must be found in these too. */
+const NEUTRAL: Frame[] = frames(['see ', ' above'], ['`', '`'], ['', ''], ['copied: "', '"'], ['(', ')']);
+
+/**
+ * `perKind` cases of every kind, cycling through its frames and secret formats; every third case of
+ * a kind with a distinctive shape stands in a neutral frame instead.
+ */
 export function positiveCases(seed: number, perKind: number): PositiveCase[] {
   const rng = new SeededRandom(seed);
   return kinds.flatMap(({ kind, secrets, frames: kindFrames }) =>
     Array.from({ length: perKind }, (_, i) => {
-      const [before, after] = kindFrames[i % kindFrames.length]!(rng);
+      const neutral = !CONTEXTUAL.has(kind) && i % 3 === 2;
+      const [before, after] = (neutral ? NEUTRAL[i % NEUTRAL.length]! : kindFrames[i % kindFrames.length]!)(
+        rng,
+      );
       return { kind, before, secret: secrets[i % secrets.length]!(rng), after };
     }),
   );
@@ -472,6 +494,31 @@ export function lookAlikes(seed: number, perFamily: number): { family: string; t
       ]),
     'already redacted': () =>
       `token [REDACTED:${rng.pick(['jwt', 'secret', 'password', 'aws_secret_key'])}] stays and password=[REDACTED:secret]`,
+    'base64 blob': () => {
+      const bytes = rng.pick([12, 16, 20, 24, 32, 33, 45, 48, 64, rng.between(8, 96)]);
+      return `payload ${btoa(String.fromCharCode(...Array.from({ length: bytes }, () => rng.int(256))))} end`;
+    },
+    'hash in base64': () =>
+      `integrity "sha${rng.pick(['256', '384', '512'])}-${btoa(String.fromCharCode(...Array.from({ length: rng.pick([32, 48, 64]) }, () => rng.int(256))))}" and etag "${btoa(String.fromCharCode(...Array.from({ length: 16 }, () => rng.int(256))))}"`,
+    'commit SHA': () =>
+      rng.pick([
+        `merged ${rng.chars(HEX, 40)} into main`,
+        `git revert ${rng.chars(HEX.toUpperCase(), 40)}`,
+        `Reviewed-at: ${rng.chars(HEX, 40)}\nChange-Id: I${rng.chars(HEX, 40)}`,
+        `tree ${rng.chars(HEX, 40)} parent ${rng.chars(HEX, 40)}`,
+      ]),
+    'UUID and hex ids': () =>
+      `request ${uuid().replace(/-/g, '')} trace ${rng.chars(HEX, 32)} span ${rng.chars(HEX, 16)} id ${uuid().toUpperCase()}`,
+    'paths and identifiers': () =>
+      rng.pick([
+        `see src/${rng.pick(['channels', 'memory', 'context'])}/IngestStateMachine/tests${rng.between(1, 9)} for it`,
+        `class ${rng.pick(['Abstract', 'Default', 'Cached'])}UserAccountSettingsHandlerFactory2 extends Base`,
+        `run /usr/local/lib/node_modules/npm/bin/npm${rng.between(1, 9)} install`,
+        `const maxRetryDelayMillisecondsForWorkers${rng.between(10, 99)} = 5000;`,
+        `docs/Getting/Started/With/The/Api/v${rng.between(1, 9)}/Index page`,
+      ]),
+    'public key material': () =>
+      `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${rng.chars(BASE64, 43)} ${rng.pick(['ana', 'bo'])}@laptop\n-----BEGIN CERTIFICATE-----\n${Array.from({ length: rng.between(2, 5) }, () => rng.chars(BASE64, 64)).join('\n')}\n${rng.chars(BASE64, rng.between(4, 60))}==\n-----END CERTIFICATE-----`,
     'math and units': () =>
       `${rng.between(1, 999)} km at ${rng.between(1, 99)}.${rng.chars(DIGITS, 2)} km/h is ${rng.between(1, 99)}% of 3.14159; 1,234,567 units`,
   };

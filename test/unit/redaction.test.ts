@@ -122,6 +122,11 @@ const falsePositives: { name: string; input: string }[] = [
   { name: 'IPv4 and version', input: 'host 10.0.12.7 runs v4.12.1' },
   { name: 'already redacted', input: 'token [REDACTED:jwt] stays' },
   { name: 'tokens count', input: 'used 1532 tokens: 1200 input' },
+  // 40 characters of the AWS secret key's alphabet that are not random enough to be one.
+  { name: 'a 40-character path', input: 'see src/channels/IngestStateMachine/tests2 for it' },
+  { name: 'a 40-character identifier', input: 'call getUserAccountSettingsHandlerForTeam2 now' },
+  { name: 'an upper-case commit SHA', input: 'revert 3F5E2A9C1B7D4E6F8A0B2C4D6E8F0A1B3C5D7E9F' },
+  { name: 'padded base64 of 28 bytes', input: 'etag Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eA== ok' },
 ];
 
 describe('redactSecrets', () => {
@@ -223,6 +228,11 @@ describe('redactSecrets: what a review found stored unredacted', () => {
       'an AWS secret key in prose',
       'the aws secret key is wJalrXUtnFEMI/K7MDENG/bPxRfiCY1234567890 (rotate it)',
       'the aws secret key is [REDACTED:aws_secret_key] (rotate it)',
+    ],
+    [
+      'an AWS secret key with no "aws" anywhere',
+      'the uploader uses wJalrXUtnFEMI/K7MDENG/bPxRfiCY1234567890.',
+      'the uploader uses [REDACTED:aws_secret_key].',
     ],
     ['a password in prose', 'my password is hunter2hunter2', 'my password is [REDACTED:password]'],
     [

@@ -72,6 +72,22 @@ function looksRandom(value: string): boolean {
   return classes >= 2;
 }
 
+/**
+ * A 40-character AWS secret key: lower case, upper case and digits, and the class changes of a random
+ * string. A random key over its 64 characters changes class at ~25 of its 39 steps (lower and upper
+ * case are each 26/64 of them, digits 10/64, `/+` 2/64), fewer than 16 in about 1 of 1,000 keys; a path
+ * or an identifier of 40 characters (`src/channels/IngestStateMachine/tests2`) changes at far fewer.
+ * A hex SHA has no upper case; padded base64 ends in `=` and longer blobs are longer runs.
+ */
+export function looksLikeAwsSecret(key: string): boolean {
+  if (!/[a-z]/.test(key) || !/[A-Z]/.test(key) || !/\d/.test(key)) return false;
+  const classOf = (c: string) =>
+    c >= 'a' && c <= 'z' ? 0 : c >= 'A' && c <= 'Z' ? 1 : c >= '0' && c <= '9' ? 2 : 3;
+  let changes = 0;
+  for (let i = 1; i < key.length; i += 1) if (classOf(key[i]!) !== classOf(key[i - 1]!)) changes += 1;
+  return changes >= 16;
+}
+
 /** A stand-in written where a secret would go: `<token>`, `${API_KEY}`, `{{password}}`, `****`. */
 const isPlaceholder = (value: string) =>
   /^(?:<[^>]*>?|\$\{[^}]*\}?|\{\{[^}]*(?:\}\}?)?|\*+|x+|\.\.\.)$/i.test(value);
@@ -123,12 +139,12 @@ export const secretPatterns: readonly SecretPattern[] = [
     pattern: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b/dg,
   },
   {
-    // The preset finds `AWS_SECRET_ACCESS_KEY=…`; this finds the 40-character key in prose on a line
-    // that names AWS ("the aws secret is …").
+    // The preset finds `AWS_SECRET_ACCESS_KEY=…`; this finds the 40-character key anywhere: a run of
+    // exactly 40 base64 characters that stands alone (not part of a longer run, an identifier, or
+    // padded base64) and reads as random, not as a path or an identifier (looksLikeAwsSecret).
     kind: 'aws_secret_key',
-    pattern:
-      /(?<![A-Za-z])aws(?![A-Za-z])[^\n]{0,80}?(?<![A-Za-z0-9/+=])(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
-    accept: (key) => /[a-z]/.test(key) && /[A-Z]/.test(key) && /\d/.test(key),
+    pattern: /(?<![A-Za-z0-9/+=_.-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-]|\.[A-Za-z0-9])/dg,
+    accept: looksLikeAwsSecret,
   },
   { kind: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg },
   { kind: 'stripe_key', pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b/dg },
