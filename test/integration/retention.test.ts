@@ -2,13 +2,19 @@
 // and the ingest dedupe window.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
 import {
   blobs,
+  channelBackfills,
   channelMessages,
+  channels,
   idempotencyRecords,
   ingestEvents,
   memories,
+  platformUsers,
   sessions,
+  tenantUsage,
   tenants,
   transcriptChunks,
   transcriptEntries,
@@ -201,6 +207,11 @@ describe('runRetention', () => {
         context_log: 0,
         payload_parts: 0,
         lock_leases: 0,
+        channels: 0,
+        channel_backfills: 0,
+        platform_users: 0,
+        search_versions: 0,
+        tenant_usage: 0,
       },
     });
     expect(await remaining(purged.tenantId)).toEqual({
@@ -237,6 +248,153 @@ describe('runRetention', () => {
     ]);
     // After it finished the lock is free again.
     expect((await ctx.app.services.retention.runRetention(ctx.clock.now())).ran).toBe(true);
+  });
+});
+
+describe('rows that grow with the workspace', () => {
+  /** Channels, backfill marks, directory entries and search scopes: some emptied, some old, some live. */
+  async function seedWorkspace(tenantId: string, now: Date) {
+    const db = ctx.deps.database.db;
+    const old = new Date(now.getTime() - 40 * DAY);
+    const recent = new Date(now.getTime() - 2 * DAY);
+    await db.insert(channels).values([
+      { tenantId, platform: 'slack', channelId: 'CGONE', lastTs: old, firstTs: old },
+      { tenantId, platform: 'slack', channelId: 'CLIVE', lastTs: old, firstTs: old },
+      { tenantId, platform: 'slack', channelId: 'CQUIET', lastTs: recent, firstTs: recent },
+    ]);
+    await db.insert(channelMessages).values({
+      tenantId,
+      platform: 'slack',
+      channelId: 'CLIVE',
+      messageId: 'r1',
+      threadId: 'TLIVE',
+      laneKey: 'thread:CLIVE:TLIVE',
+      ts: recent,
+      text: 'a reply',
+    });
+    const mark = (channelId: string, threadId: string) => ({
+      tenantId,
+      platform: 'slack',
+      channelId,
+      threadId,
+      messages: 1,
+      calls: 1,
+      complete: true,
+      backfilledAt: old,
+    });
+    await db
+      .insert(channelBackfills)
+      .values([mark('CGONE', ''), mark('CLIVE', ''), mark('CLIVE', 'TGONE'), mark('CLIVE', 'TLIVE')]);
+    const user = (userId: string, at: Date) => ({
+      tenantId,
+      platform: 'slack',
+      userId,
+      displayName: userId,
+      source: 'pushed' as const,
+      fetchedAt: at,
+    });
+    await db.insert(platformUsers).values([user('UOLD', old), user('UNEW', recent)]);
+    // Summarizer spend: this month, eleven months back (kept), thirteen months back (goes).
+    const month = (back: number) =>
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
+    await db.insert(tenantUsage).values([0, 11, 13].map((back) => ({ tenantId, period: month(back) })));
+    // Search scopes: written, then emptied (their version rows stay behind), and one still used.
+    const memory = (id: number, scope: 'user' | 'tenant', scopeKey: string) => ({
+      tenantId,
+      id: uuid(id),
+      scope,
+      scopeKey,
+      type: 'fact' as const,
+      text: `workspace memory ${id}`,
+      textKey: memoryTextKey(`workspace memory ${id}`),
+    });
+    await db.insert(memories).values([memory(701, 'user', 'slack:U:9'), memory(702, 'tenant', '')]);
+    await db.delete(memories).where(eq(memories.id, uuid(701)));
+    await db.insert(transcriptChunks).values({
+      tenantId,
+      sessionId: uuid(9),
+      firstSeq: 1,
+      lastSeq: 1,
+      laneKey: 'root',
+      sessionKey: 'gone-session',
+      text: 'a chunk',
+    });
+    await db.delete(transcriptChunks).where(eq(transcriptChunks.tenantId, tenantId));
+  }
+
+  async function workspace(tenantId: string) {
+    const db = ctx.deps.database.db;
+    return {
+      channels: (await db.select().from(channels).where(eq(channels.tenantId, tenantId)))
+        .map((r) => r.channelId)
+        .sort(),
+      marks: (await db.select().from(channelBackfills).where(eq(channelBackfills.tenantId, tenantId)))
+        .map((r) => `${r.channelId}/${r.threadId}`)
+        .sort(),
+      users: (await db.select().from(platformUsers).where(eq(platformUsers.tenantId, tenantId)))
+        .map((r) => r.userId)
+        .sort(),
+      months: (await db.select().from(tenantUsage).where(eq(tenantUsage.tenantId, tenantId))).length,
+      scopes: (
+        await queryRows<{ k: string }>(
+          db,
+          sql`select source || '|' || scope_key as k from search_versions where tenant_id = ${tenantId}`,
+        )
+      )
+        .map((r) => r.k)
+        .sort(),
+    };
+  }
+
+  it('prunes emptied channels with their marks, thread marks without messages, old directory entries and emptied search scopes', async () => {
+    const now = ctx.clock.now();
+    const purged = await ctx.tenant();
+    const kept = await ctx.tenant();
+    await ctx.deps.database.db
+      .update(tenants)
+      .set({ retentionDays: 30 })
+      .where(eq(tenants.id, purged.tenantId));
+    await seedWorkspace(purged.tenantId, now);
+    await seedWorkspace(kept.tenantId, now);
+    const seeded = await workspace(kept.tenantId);
+    expect(seeded.months).toBe(3);
+    expect(seeded.scopes).toEqual([
+      'memories|tenant:',
+      'memories|user:slack:U:9',
+      'transcript_chunks|gone-session',
+    ]);
+
+    const report = await ctx.app.services.retention.runRetention(now);
+    expect(report.ran && report.counts.channels).toBeGreaterThanOrEqual(1);
+    expect(report.ran && report.counts.channel_backfills).toBeGreaterThanOrEqual(1);
+    expect(report.ran && report.counts.platform_users).toBeGreaterThanOrEqual(1);
+    expect(report.ran && report.counts.search_versions).toBeGreaterThanOrEqual(4);
+    expect(await workspace(purged.tenantId)).toEqual({
+      // CGONE: idle past the period with no message left; CQUIET is recent, CLIVE has a message.
+      channels: ['CLIVE', 'CQUIET'],
+      // CGONE's mark went with it, TGONE has no message left; the live channel and thread stay.
+      marks: ['CLIVE/', 'CLIVE/TLIVE'],
+      users: ['UNEW'],
+      months: 2,
+      scopes: ['memories|tenant:'],
+    });
+    // Without a retention period only the emptied search scopes and the spend of old months go.
+    expect(await workspace(kept.tenantId)).toEqual({ ...seeded, months: 2, scopes: ['memories|tenant:'] });
+
+    // A scope written again after its row went starts past every version it had.
+    await ctx.deps.database.db.insert(memories).values({
+      tenantId: purged.tenantId,
+      id: uuid(703),
+      scope: 'user',
+      scopeKey: 'slack:U:9',
+      type: 'fact',
+      text: 'back again',
+      textKey: memoryTextKey('back again'),
+    });
+    expect((await workspace(purged.tenantId)).scopes).toEqual([
+      'memories|tenant:',
+      'memories|user:slack:U:9',
+    ]);
   });
 });
 

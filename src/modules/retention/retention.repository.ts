@@ -201,6 +201,103 @@ export function createRetentionRepository(db: Executor) {
       );
     },
 
+    /**
+     * Channels of the tenant with no message left whose newest message is older than the cutoff
+     * (or that never had a dated one), with their backfill marks (channel and threads): the next
+     * event or read starts them again as new.
+     */
+    async deleteIdleChannels(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      const gone = await queryRows<{ platform: string; channel_id: string }>(
+        tx,
+        // Only the row version seen empty (xmin): ingest locks a channel's row by updating it, so a
+        // batch that wrote to the channel meanwhile keeps it.
+        sql`delete from channels d using (
+          select c.tenant_id, c.platform, c.channel_id, c.xmin as seen from channels c
+          where c.tenant_id = ${p.tenantId} and coalesce(c.last_ts, c.first_ts, '-infinity') < ${iso(p.before)}
+            and not exists (select 1 from channel_messages m where m.tenant_id = c.tenant_id
+              and m.platform = c.platform and m.channel_id = c.channel_id)
+          limit ${p.batch}) e
+          where d.tenant_id = e.tenant_id and d.platform = e.platform and d.channel_id = e.channel_id
+            and d.xmin = e.seen
+          returning d.platform, d.channel_id`,
+      );
+      for (const channel of gone) {
+        await tx.execute(
+          sql`delete from channel_backfills where tenant_id = ${p.tenantId}
+            and platform = ${channel.platform} and channel_id = ${channel.channel_id}`,
+        );
+      }
+      return gone.length;
+    },
+
+    /**
+     * Backfill marks of the tenant made before the cutoff for a channel or thread none of whose
+     * messages is left (a thread mark when its thread has none, a channel mark when the channel has
+     * none): a later read of it backfills again.
+     */
+    async deleteStaleBackfills(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from channel_backfills where (tenant_id, platform, channel_id, thread_id) in (
+          select b.tenant_id, b.platform, b.channel_id, b.thread_id from channel_backfills b
+          where b.tenant_id = ${p.tenantId} and b.backfilled_at < ${iso(p.before)}
+            and case when b.thread_id = '' then not exists (select 1 from channel_messages m
+                where m.tenant_id = b.tenant_id and m.platform = b.platform and m.channel_id = b.channel_id)
+              else not exists (select 1 from channel_messages m where m.tenant_id = b.tenant_id
+                  and m.platform = b.platform and m.channel_id = b.channel_id and m.thread_id = b.thread_id)
+                and not exists (select 1 from channel_messages m where m.tenant_id = b.tenant_id
+                  and m.platform = b.platform and m.channel_id = b.channel_id and m.message_id = b.thread_id)
+              end
+          limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /**
+     * Directory entries of the tenant (pushed or resolved names, and "no such user" answers) not
+     * written since the cutoff: a later push or lookup stores the user again.
+     */
+    async deleteStaleUsers(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from platform_users where (tenant_id, platform, user_id) in (
+          select tenant_id, platform, user_id from platform_users
+          where tenant_id = ${p.tenantId} and fetched_at < ${iso(p.before)} limit ${p.batch}) returning 1`,
+        tx,
+      );
+    },
+
+    /**
+     * Every tenant: version rows of search scopes that hold no document any more (their memories or
+     * chunks all deleted). A row is deleted only at the version the emptiness was seen at: a write
+     * to the scope meanwhile bumps the version (the row triggers), and the row stays. A scope
+     * written again later starts past every version it had (0019_citus_ready).
+     */
+    async deleteEmptySearchScopes(p: { batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from search_versions v using (
+          select c.tenant_id, c.source, c.scope_key, c.version from search_versions c
+          where case c.source
+            when 'memories' then not exists (select 1 from memories m where m.tenant_id = c.tenant_id
+              and m.scope = split_part(c.scope_key, ':', 1)
+              and m.scope_key = substr(c.scope_key, length(split_part(c.scope_key, ':', 1)) + 2))
+            else not exists (select 1 from transcript_chunks t where t.tenant_id = c.tenant_id
+              and t.session_key = c.scope_key) end
+          limit ${p.batch}) e
+          where v.tenant_id = e.tenant_id and v.source = e.source and v.scope_key = e.scope_key
+            and v.version = e.version returning 1`,
+        tx,
+      );
+    },
+
+    /** Every tenant: summarizer spend of months (`YYYY-MM`) before `beforePeriod`. */
+    async deleteOldUsage(p: { beforePeriod: string; batch: number }, tx: Executor = db) {
+      return run(
+        sql`delete from tenant_usage where (tenant_id, period) in (
+          select tenant_id, period from tenant_usage where period < ${p.beforePeriod} limit ${p.batch})
+          returning 1`,
+        tx,
+      );
+    },
+
     /** Every tenant: memories past their expires_at. */
     async deleteExpiredMemories(p: { now: Date; batch: number }, tx: Executor = db) {
       return run(

@@ -1,8 +1,11 @@
 // The retention job (docs/design.md §6.13, every table's rule in docs/operations.md): per tenant
 // with a retention period (its own, else RETENTION_DAYS), deletes channel messages, transcript
-// entries, chunks, idle sessions, derived memories and orphan blobs older than it; per tenant with a
+// entries, chunks, idle sessions, derived memories, orphan blobs, emptied channels with their
+// backfill marks, and directory entries older than it; per tenant with a
 // context-log period (its own, else CONTEXT_LOG_RETENTION_DAYS), context-log rows older than it and
-// the payload parts no remaining row names; for everyone, expired memories, orphan chunks, ingest dedupe keys older than
+// the payload parts no remaining row names; for everyone, expired memories, orphan chunks, the
+// versions of emptied search scopes, summarizer spend of months over a year back, ingest dedupe
+// keys older than
 // INGEST_DEDUPE_WINDOW_MS and Idempotency-Key replies older than IDEMPOTENCY_TTL_MS. Safe to start on every instance: one run at a time wins the
 // 'retention' lock, the others skip.
 import type { Clock } from '../../shared/clock.js';
@@ -30,6 +33,11 @@ export interface RetentionCounts {
   context_log: number;
   payload_parts: number;
   lock_leases: number;
+  channels: number;
+  channel_backfills: number;
+  platform_users: number;
+  search_versions: number;
+  tenant_usage: number;
 }
 
 /** A tenant's retention periods as the API shows them: its own (null: the default) and in effect. */
@@ -56,6 +64,11 @@ const emptyCounts = (): RetentionCounts => ({
   context_log: 0,
   payload_parts: 0,
   lock_leases: 0,
+  channels: 0,
+  channel_backfills: 0,
+  platform_users: 0,
+  search_versions: 0,
+  tenant_usage: 0,
 });
 
 export function createRetentionService(deps: {
@@ -113,9 +126,17 @@ export function createRetentionService(deps: {
           await drain('sessions', () => retention.deleteIdleSessions(p));
           await drain('derived_memories', () => retention.deleteDerivedMemories(p));
           await drain('blobs', () => retention.deleteOrphanBlobs(p));
+          await drain('channels', () => retention.deleteIdleChannels(p));
+          await drain('channel_backfills', () => retention.deleteStaleBackfills(p));
+          await drain('platform_users', () => retention.deleteStaleUsers(p));
         }
         await drain('expired_memories', () => retention.deleteExpiredMemories({ now, batch: BATCH }));
         await drain('transcript_chunks', () => retention.deleteOrphanChunks({ batch: BATCH }));
+        await drain('search_versions', () => retention.deleteEmptySearchScopes({ batch: BATCH }));
+        // The cap reads the current month only; a year of history is kept for the operator.
+        const yearAgo = new Date(Date.UTC(now.getUTCFullYear() - 1, now.getUTCMonth(), 1));
+        const beforePeriod = yearAgo.toISOString().slice(0, 7);
+        await drain('tenant_usage', () => retention.deleteOldUsage({ beforePeriod, batch: BATCH }));
         const windows = {
           ingest_events: deps.config.INGEST_DEDUPE_WINDOW_MS,
           idempotency_records: deps.config.IDEMPOTENCY_TTL_MS,
