@@ -503,6 +503,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/context-log/{seq}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The estimated tokens of each block of a logged call's payload
+         * @description What each block of the payload GET …/context-log/{seq}/payload returns costs by contextd's token estimator (the one the budget report sums): `system[i]` is the i-th system block, `tools[i]` the i-th tool, `messages[i].blocks[j]` the j-th content block of the i-th message (a string content is one block), plus each message's fixed overhead. 404 as for the payload.
+         */
+        get: operations["getLoggedPayloadTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/context-log/{seq}/payload": {
         parameters: {
             query?: never;
@@ -1349,6 +1369,26 @@ export interface components {
             disposition: "attached" | "referenced" | "reattached";
             tokens: number;
         };
+        /** @description Retrieval candidates that are not in the payload, and why: below_relevance (scored under the relevance floor (without max_context_tokens: at least half the best hit and 0.1)); over_limit (ranked past the number of candidates retrieval keeps for its token cap); lane_summary (a lane summary: this lane's own is the payload's summary block (or include.lane_summaries is false)); other_lane (from another lane and scored under the other-lane minimum (0.8)); already_shown (its message is the anchor, the quoted reply, or in the snapshot or thread attached); in_view (the history this payload sends already holds it); did_not_fit (did not fit the room left for retrieved material (max_context_tokens, the default cap, or the window)). */
+        LeftOut: {
+            /** @description every candidate left out, by reason */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description the best-scored of them, at most 30 */
+            items: {
+                /** @enum {string} */
+                kind: "memory" | "transcript" | "channel_message";
+                id: string;
+                score: number;
+                /** @enum {string} */
+                reason: "below_relevance" | "over_limit" | "lane_summary" | "other_lane" | "already_shown" | "in_view" | "did_not_fit";
+                /** @description the row's tokens as it would have been sent (did_not_fit) */
+                tokens?: number;
+                /** @description the start of its text */
+                excerpt: string;
+            }[];
+        };
         /**
          * @example {
          *       "payload": {
@@ -1634,6 +1674,8 @@ export interface components {
             turn_seq: number | null;
             payload_sha256: string;
             dry_run: boolean;
+            /** @description dry runs only: the retrieval candidates left out and why (a logged call: its context-log entry) */
+            left_out?: components["schemas"]["LeftOut"];
         } | {
             payload: components["schemas"]["OpenAIChatPayload"];
             /** @constant */
@@ -1775,6 +1817,8 @@ export interface components {
             turn_seq: number | null;
             payload_sha256: string;
             dry_run: boolean;
+            /** @description dry runs only: the retrieval candidates left out and why (a logged call: its context-log entry) */
+            left_out?: components["schemas"]["LeftOut"];
         };
     };
     responses: never;
@@ -2078,6 +2122,14 @@ export interface operations {
                                     calls: number;
                                 };
                             };
+                            /** @description the sums of every logged context call's expected cost (budget.cost): input tokens read from the prompt cache, written to it, uncached, and the bill in base-input tokens (dry runs are not counted) */
+                            cost_totals: {
+                                calls: number;
+                                cache_read: number;
+                                cache_write: number;
+                                uncached: number;
+                                billed_input: number;
+                            };
                             metadata: {
                                 [key: string]: unknown;
                             };
@@ -2205,6 +2257,14 @@ export interface operations {
                                     calls: number;
                                 };
                             };
+                            /** @description the sums of every logged context call's expected cost (budget.cost): input tokens read from the prompt cache, written to it, uncached, and the bill in base-input tokens (dry runs are not counted) */
+                            cost_totals: {
+                                calls: number;
+                                cache_read: number;
+                                cache_write: number;
+                                uncached: number;
+                                billed_input: number;
+                            };
                             metadata: {
                                 [key: string]: unknown;
                             };
@@ -2247,6 +2307,14 @@ export interface operations {
                                     cache_read_share: number | null;
                                     calls: number;
                                 };
+                            };
+                            /** @description the sums of every logged context call's expected cost (budget.cost): input tokens read from the prompt cache, written to it, uncached, and the bill in base-input tokens (dry runs are not counted) */
+                            cost_totals: {
+                                calls: number;
+                                cache_read: number;
+                                cache_write: number;
+                                uncached: number;
+                                billed_input: number;
                             };
                             metadata: {
                                 [key: string]: unknown;
@@ -2365,6 +2433,14 @@ export interface operations {
                                 cache_read_share: number | null;
                                 calls: number;
                             };
+                        };
+                        /** @description the sums of every logged context call's expected cost (budget.cost): input tokens read from the prompt cache, written to it, uncached, and the bill in base-input tokens (dry runs are not counted) */
+                        cost_totals: {
+                            calls: number;
+                            cache_read: number;
+                            cache_write: number;
+                            uncached: number;
+                            billed_input: number;
                         };
                         metadata: {
                             [key: string]: unknown;
@@ -2561,6 +2637,14 @@ export interface operations {
                                     calls: number;
                                 };
                             };
+                            /** @description the sums of every logged context call's expected cost (budget.cost): input tokens read from the prompt cache, written to it, uncached, and the bill in base-input tokens (dry runs are not counted) */
+                            cost_totals: {
+                                calls: number;
+                                cache_read: number;
+                                cache_write: number;
+                                uncached: number;
+                                billed_input: number;
+                            };
                             metadata: {
                                 [key: string]: unknown;
                             };
@@ -2682,6 +2766,14 @@ export interface operations {
                                     cache_read_share: number | null;
                                     calls: number;
                                 };
+                            };
+                            /** @description the sums of every logged context call's expected cost (budget.cost): input tokens read from the prompt cache, written to it, uncached, and the bill in base-input tokens (dry runs are not counted) */
+                            cost_totals: {
+                                calls: number;
+                                cache_read: number;
+                                cache_write: number;
+                                uncached: number;
+                                billed_input: number;
                             };
                             metadata: {
                                 [key: string]: unknown;
@@ -5814,6 +5906,8 @@ export interface operations {
                             notes: string[] | null;
                             /** @description the reply's `attachments` */
                             attachments: components["schemas"]["Attachment"][] | null;
+                            /** @description the retrieval candidates the payload left out and why (null: logged before they were kept) */
+                            left_out: components["schemas"]["LeftOut"] | null;
                             /** @description When the call was made. */
                             created_at: string;
                             /** @description The time assembly took as now: the anchor message's, else the turn's stated time, else the lane's latest turn's. */
@@ -5822,6 +5916,94 @@ export interface operations {
                             replayable: boolean;
                         }[];
                         next_cursor: number | null;
+                    };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLoggedPayloadTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Token estimates per block, in payload order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        turn_seq: number;
+                        system: number[];
+                        tools: number[];
+                        messages: {
+                            role: string;
+                            overhead: number;
+                            blocks: number[];
+                        }[];
+                        /** @description the sum of every block and overhead */
+                        total: number;
                     };
                 };
             };

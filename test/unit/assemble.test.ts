@@ -1177,6 +1177,55 @@ describe('retrieval uses the budget (issue 15)', () => {
     }
   });
 
+  it('every candidate not sent is listed with the step that left it out, best first, bounded', () => {
+    const retrieved = [
+      ...items(60),
+      // Another lane, scored under its minimum; the anchor itself; a chunk of the history in view.
+      { ...items(1)[0]!, id: 'other', message_id: 'other', lane_key: 'root:C2', score: 0.5 },
+      { ...items(1)[0]!, id: 'anchor', message_id: 'anchor', score: 0.99 },
+      {
+        kind: 'transcript' as const,
+        id: 'chunk',
+        text: 'the rollout plan as said',
+        score: 0.97,
+        source: 'conversation',
+        seq_range: [1, 2] as [number, number],
+      },
+    ];
+    const r = assembleContext(
+      input({
+        retrieved,
+        knownMessageIds: ['anchor'],
+        history: [entry(1, 'user', 'rollout?'), entry(2, 'assistant', 'friday')],
+        retrievalLeftOut: [
+          { kind: 'memory', id: 'weak', score: 0.01, text: 'x'.repeat(500), reason: 'below_relevance' },
+        ],
+        limits: { ...input().limits, maxContextTokens: 300 },
+      }),
+    );
+    const sent = new Set(r.context.retrieved.map((x) => x.id));
+    const { counts, items: listed } = r.left_out;
+    expect(sent.size).toBeGreaterThan(0);
+    // Every candidate is either sent or counted once.
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    expect(total + sent.size).toBe(retrieved.length + 1);
+    expect(counts).toMatchObject({ other_lane: 1, already_shown: 1, in_view: 1, below_relevance: 1 });
+    expect(counts.did_not_fit).toBe(60 - sent.size);
+    expect(listed.length).toBe(30);
+    expect(listed.map((x) => x.score)).toEqual([...listed.map((x) => x.score)].sort((a, b) => b - a));
+    const reasonOf = new Map(listed.map((x) => [x.id, x]));
+    expect(reasonOf.get('anchor')!.reason).toBe('already_shown');
+    expect(reasonOf.get('chunk')!.reason).toBe('in_view');
+    const missed = listed.find((x) => x.reason === 'did_not_fit')!;
+    expect(missed.tokens).toBeGreaterThan(0);
+    expect(sent.has(missed.id)).toBe(false);
+    // Nothing left out: an empty report.
+    const all = assembleContext(
+      input({ retrieved: items(3), limits: { ...input().limits, maxContextTokens: 4000 } }),
+    );
+    expect(all.left_out).toEqual({ counts: {}, items: [] });
+  });
+
   it('every candidate in: no_more_candidates; no retrieval: retrieval_skipped', () => {
     const few = assembleContext(
       input({ retrieved: items(3), limits: { ...input().limits, maxContextTokens: 4000 } }),

@@ -116,6 +116,7 @@ function appendUserTurn(
             cache: result.cache,
             notes: result.notes,
             attachments: result.attachments,
+            left_out: result.left_out,
           } satisfies LoggedAssembly,
         },
         tx,

@@ -2,6 +2,7 @@
 // and the channel, within the session's scopes, best first.
 
 import { type RetrievedItem } from './core/assemble.js';
+import type { LeftOutCandidate } from './core/left-out.js';
 
 import type { SessionRow } from '../sessions/sessions.repository.js';
 
@@ -120,7 +121,7 @@ export function createRetriever(deps: {
     /** The least score a hit needs given the best one's; lower ones are left out with their neighbours. */
     minScore: (best: number) => number;
     include: NonNullable<ContextRequest['include']>;
-  }): Promise<RetrievedItem[]> {
+  }): Promise<{ items: RetrievedItem[]; leftOut: LeftOutCandidate[] }> {
     const { session, laneKey, query, lexemes, now, limit, include, scopeVersions, minScore } = params;
     const scopes = visibleMemoryScopes(session);
     const hasChannel = Boolean(session.platform && session.channelId);
@@ -164,17 +165,27 @@ export function createRetriever(deps: {
             maxResults: limit,
           }),
     ]);
+    // What search leaves out, and why (core/left-out.ts): listed by the inspector.
+    const leftOut: LeftOutCandidate[] = [];
+    const leave = (r: SearchResult, reason: LeftOutCandidate['reason']) =>
+      leftOut.push({ kind: itemKind(r), id: r.id, score: r.score, text: r.text, reason });
     const visible = (r: SearchResult) => {
       if (r.kind !== 'memory' || r.source.type !== 'lane_summary') return true;
       // This lane's own summary is already the payload's first message.
-      return include.lane_summaries !== false && r.lane_key !== laneKey;
+      if (include.lane_summaries !== false && r.lane_key !== laneKey) return true;
+      leave(r, 'lane_summary');
+      return false;
     };
     const found = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])];
     const least = minScore(found.reduce((best, r) => Math.max(best, r.score), 0));
-    const results = found
-      .filter((r) => r.score >= least)
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-      .slice(0, limit);
+    const relevant: SearchResult[] = [];
+    for (const r of found) {
+      if (r.score >= least) relevant.push(r);
+      else leave(r, 'below_relevance');
+    }
+    const ranked = relevant.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    for (const r of ranked.slice(limit)) leave(r, 'over_limit');
+    const results = ranked.length > limit ? ranked.slice(0, limit) : ranked;
     // Each item written out whole (no spread of a shared base): this runs for every candidate.
     const items = results.map((r): RetrievedItem => {
       if (r.kind === 'channel_message') {
@@ -213,7 +224,7 @@ export function createRetriever(deps: {
       };
     });
     const hits = items.filter((i) => i.kind === 'channel_message').slice(0, NEIGHBOUR_HITS);
-    if (!deps.channels || hits.length === 0) return items;
+    if (!deps.channels || hits.length === 0) return { items, leftOut };
     const rows = await deps.channels.neighbours({
       tenantId: session.tenantId,
       platform: session.platform!,
@@ -241,6 +252,17 @@ export function createRetriever(deps: {
         message_id: row.messageId,
       });
     }
-    return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return {
+      items: [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)),
+      leftOut,
+    };
   };
+}
+
+function itemKind(r: SearchResult): RetrievedItem['kind'] {
+  return r.kind === 'channel_message'
+    ? 'channel_message'
+    : r.kind === 'transcript_chunk'
+      ? 'transcript'
+      : 'memory';
 }

@@ -1,5 +1,6 @@
 // POST /v1/sessions/{id}/context (the main call), GET /v1/sessions/{id}/context-log (audit) and
-// GET /v1/sessions/{id}/context-log/{seq}/payload (a logged payload, byte for byte).
+// GET /v1/sessions/{id}/context-log/{seq}/payload (a logged payload, byte for byte) and
+// GET …/context-log/{seq}/tokens (its blocks' token estimates, for the inspector).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ContextReply } from './context.service.js';
@@ -88,6 +89,39 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
           sessionId: request.params.id,
           ...(request.query.after_seq !== undefined ? { afterSeq: request.query.after_seq } : {}),
           limit: request.query.limit,
+        }),
+    );
+
+    app.get(
+      '/sessions/:id/context-log/:seq/tokens',
+      {
+        schema: {
+          operationId: 'getLoggedPayloadTokens',
+          tags: TAGS,
+          summary: "The estimated tokens of each block of a logged call's payload",
+          description:
+            "What each block of the payload GET …/context-log/{seq}/payload returns costs by contextd's token estimator (the one the budget report sums): `system[i]` is the i-th system block, `tools[i]` the i-th tool, `messages[i].blocks[j]` the j-th content block of the i-th message (a string content is one block), plus each message's fixed overhead. 404 as for the payload.",
+          params: sessionIdParams.extend({ seq: z.coerce.number().int().min(1) }),
+          response: {
+            200: z
+              .object({
+                turn_seq: z.number(),
+                system: z.array(z.number()),
+                tools: z.array(z.number()),
+                messages: z.array(
+                  z.object({ role: z.string(), overhead: z.number(), blocks: z.array(z.number()) }),
+                ),
+                total: z.number().describe('the sum of every block and overhead'),
+              })
+              .describe('Token estimates per block, in payload order'),
+          },
+        },
+      },
+      async (request) =>
+        services.context.loggedPayloadTokens({
+          tenantId: request.tenantId,
+          sessionId: request.params.id,
+          turnSeq: request.params.seq,
         }),
     );
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { compactResultSchema } from '../compaction/compaction.schemas.js';
 import { turnContentSchema } from '../../shared/content-blocks.js';
 import { budgetComponentNames, budgetStates, unusedReasons } from './core/budget.js';
+import { LEFT_OUT_REASON_TEXT, leftOutReasons, MAX_LEFT_OUT_ITEMS } from './core/left-out.js';
 import {
   SERVER_TOOL_NAMES,
   TOOL_NAME_PATTERN,
@@ -330,6 +331,31 @@ const deferredToolSchema = z.object({
   tokens: z.number(),
 });
 
+const leftOutSchema = z
+  .object({
+    counts: z
+      .partialRecord(z.enum(leftOutReasons), z.number())
+      .describe('every candidate left out, by reason'),
+    items: z
+      .array(
+        z.object({
+          kind: z.enum(['memory', 'transcript', 'channel_message']),
+          id: z.string(),
+          score: z.number(),
+          reason: z.enum(leftOutReasons),
+          tokens: z.number().optional().describe("the row's tokens as it would have been sent (did_not_fit)"),
+          excerpt: z.string().describe('the start of its text'),
+        }),
+      )
+      .describe(`the best-scored of them, at most ${MAX_LEFT_OUT_ITEMS}`),
+  })
+  .meta({
+    id: 'LeftOut',
+    description: `Retrieval candidates that are not in the payload, and why: ${leftOutReasons
+      .map((r) => `${r} (${LEFT_OUT_REASON_TEXT[r]})`)
+      .join('; ')}.`,
+  });
+
 /** The reply's fields after `payload` and `format`, in wire order. */
 const replyFields = {
   budget: budgetSchema,
@@ -352,6 +378,11 @@ const replyFields = {
   turn_seq: z.number().nullable(),
   payload_sha256: z.string(),
   dry_run: z.boolean(),
+  left_out: leftOutSchema
+    .optional()
+    .describe(
+      'dry runs only: the retrieval candidates left out and why (a logged call: its context-log entry)',
+    ),
 };
 
 /** The context reply as documented: the payload typed by `format`. */
@@ -397,6 +428,9 @@ export const contextLogEntrySchema = z
       .describe("the reply's `cache`: breakpoints and the stable prefix's tokens"),
     notes: z.array(z.string()).nullable().describe("the reply's `notes`"),
     attachments: z.array(attachmentSchema).nullable().describe("the reply's `attachments`"),
+    left_out: leftOutSchema
+      .nullable()
+      .describe('the retrieval candidates the payload left out and why (null: logged before they were kept)'),
     created_at: z.string().meta({ description: 'When the call was made.' }),
     anchor_at: z.string().nullable().meta({
       description:

@@ -422,7 +422,7 @@ export function createContextService(deps: {
               include,
               scopeVersions: loaded.scopeVersions,
             })
-          : Promise.resolve([]),
+          : Promise.resolve({ items: [], leftOut: [] }),
     };
   }
 
@@ -517,7 +517,8 @@ export function createContextService(deps: {
         ...(quoted ? [quoted.message_id] : []),
       ],
       quotedReply: quoted ? quotedReplyOf(quoted) : null,
-      retrieved: reads.retrieved,
+      retrieved: reads.retrieved.items,
+      retrievalLeftOut: reads.retrieved.leftOut,
       retrievalTokens: reads.retrievalTokens,
       retrievalSkipped: !reads.searchable,
       media: reads.media,

@@ -68,6 +68,8 @@ export interface ContextReply {
   turn_seq: number | null;
   payload_sha256: string;
   dry_run: boolean;
+  /** Dry runs only: the retrieval candidates left out and why (a logged call keeps them in its log). */
+  left_out?: AssembleResult['left_out'];
 }
 
 /** What a context_log row's budget column holds besides the report. */
@@ -105,6 +107,8 @@ export interface LoggedAssembly {
   cache: AssembleResult['cache'];
   notes: string[];
   attachments: AssembleResult['attachments'];
+  /** Absent on calls logged before it was kept. */
+  left_out?: AssembleResult['left_out'];
 }
 
 export function contextLogView(row: ContextLogRow) {
@@ -128,6 +132,7 @@ export function contextLogView(row: ContextLogRow) {
     cache: assembly?.cache ?? null,
     notes: assembly?.notes ?? null,
     attachments: assembly?.attachments ?? null,
+    left_out: assembly?.left_out ?? null,
     created_at: row.createdAt.toISOString(),
     anchor_at: row.anchorAt?.toISOString() ?? null,
     replayable: row.payloadLayout !== null,
@@ -201,6 +206,7 @@ export function replyOf(
         turn_seq: turnSeq,
         payload_sha256: sha256,
         dry_run: params.dryRun,
+        ...(params.dryRun ? { left_out: result.left_out } : {}),
       },
     }),
   };

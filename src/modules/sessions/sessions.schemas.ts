@@ -68,6 +68,17 @@ export const sessionSchema = z.object({
   reset_from: z.string().nullable(),
   pending_tool_use_ids: z.array(z.string()),
   calibration: calibrationSchema,
+  cost_totals: z
+    .object({
+      calls: z.number(),
+      cache_read: z.number(),
+      cache_write: z.number(),
+      uncached: z.number(),
+      billed_input: z.number(),
+    })
+    .describe(
+      "the sums of every logged context call's expected cost (budget.cost): input tokens read from the prompt cache, written to it, uncached, and the bill in base-input tokens (dry runs are not counted)",
+    ),
   metadata: z.record(z.string(), z.unknown()),
 });
 

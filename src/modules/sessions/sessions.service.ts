@@ -196,6 +196,7 @@ export function sessionView(row: SessionRow) {
     reset_from: row.resetFrom,
     pending_tool_use_ids: Object.keys(row.turnState.pending_tool_uses),
     calibration: calibrationView(row.calibration),
+    cost_totals: row.costTotals,
     metadata: row.metadata,
   };
 }

@@ -51,6 +51,7 @@ import { stableEstimator, sumTokens } from './stable-estimator.js';
 import { packRetrieved, RETRIEVED_LABEL, retrievedLine } from './retrieved-block.js';
 import { shownInView } from './shown-in-view.js';
 import { fitTurnContext, type ContextRecovery, type TurnContext } from './turn-context.js';
+import { assemblyLeftOut, leftOutReport } from './left-out.js';
 
 /**
  * Assembly along its budget pipeline, one named step each, in payload-budget order: 1. tools,
@@ -140,9 +141,24 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     stablePrefixTokens: components.tools + components.system + components.summary + components.conversation,
   }); // 10
 
+  // Every retrieval candidate not in the payload, with the step that left it out.
+  const leftOut = leftOutReport([
+    ...(input.retrievalLeftOut ?? []),
+    ...assemblyLeftOut({
+      retrieved: input.retrieved,
+      laneKey: input.lane.laneKey,
+      otherLaneMinScore: OTHER_LANE_MIN_SCORE,
+      eligible: channel.retrieval.eligible,
+      candidates: view.retrievable.candidates,
+      sizes: view.retrievable.sizes,
+      usedIds: packed.used.map((u) => u.id),
+    }),
+  ]);
+
   return {
     payload,
     budget: { ...budgetReport(components, limits), unused },
+    left_out: leftOut,
     context: contextUsed(input, channel.turnContext, packed.used, summaryBlock !== null, view, own.slotUse),
     attachments: channel.turnContext.attachments,
     deferred_tools: deferral.deferred,

@@ -11,6 +11,7 @@ import { type HistoryEntry } from '../../sessions/core/history-view.js';
 import { type PendingSlot } from '../../lanes/core/pending-slot.js';
 import { type CallerTool, type DeferredTool } from '../../tools/core/tool-deferral.js';
 import { type TokenEstimator } from '../../../shared/tokens.js';
+import type { LeftOut, LeftOutCandidate } from './left-out.js';
 
 export type Block = Anthropic.ContentBlockParam;
 export type TextBlock = Anthropic.TextBlockParam;
@@ -164,6 +165,8 @@ export interface AssembleInput {
   knownMessageIds: readonly string[];
   quotedReply: QuotedReply | null;
   retrieved: readonly RetrievedItem[];
+  /** Candidates the search itself left out (relevance, limit, lane summaries), for the left-out report. */
+  retrievalLeftOut?: readonly LeftOutCandidate[];
   /** Retrieval did not run for this message (tool results, sources off, nothing to search for). */
   /** Tokens the retrieved block may take at most (besides the window and the caller's cap). */
   retrievalTokens?: number;
@@ -211,6 +214,8 @@ export interface AssembleResult {
   /** `cost` is set by the service, which knows the session's prompt cache (core/cost-model.ts). */
   budget: BudgetReport & { unused: UnusedRoom; cost?: CostReport };
   context: AssembledContext;
+  /** Retrieval candidates not in the payload and why (logged; a dry run's reply carries it). */
+  left_out: LeftOut;
   attachments: Attachment[];
   deferred_tools: DeferredTool[];
   notes: string[];
