@@ -28,7 +28,7 @@ export async function registerV1Routes(
   await app.register(blobsRoutes(services, deps), { prefix: '/v1' });
   await app.register(agentsRoutes(services), { prefix: '/v1' });
   await app.register(memoriesRoutes(services, deps), { prefix: '/v1' });
-  await app.register(eventsRoutes(services, deps), { prefix: '/v1' });
+  await app.register(eventsRoutes(services), { prefix: '/v1' });
   await app.register(webhooksRoutes(services, deps), { prefix: '/v1' });
   await app.register(channelsRoutes(services), { prefix: '/v1' });
   await app.register(contextRoutes(services), { prefix: '/v1' });

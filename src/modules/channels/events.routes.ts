@@ -5,9 +5,7 @@ import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency/idempotent-reply.js';
 import { eventBatchSchema, ingestOutcomes, MAX_EVENTS_PER_BATCH } from '../../shared/channel-events.js';
-import { adaptPlatformPayload, supportedPlatforms, type SupportedPlatform } from '../../platforms/index.js';
-import type { Executor } from '../../db/client.js';
-import type { AppDeps } from '../../deps.js';
+import { supportedPlatforms } from '../../platforms/index.js';
 import type { Services } from '../services.js';
 
 const eventType = z.enum([
@@ -43,39 +41,7 @@ export const platformIngestReply = ingestReply.extend({
   challenge: z.string().optional().describe('Slack url_verification challenge, when that was the payload'),
 });
 
-const emptyCounts = { created: 0, updated: 0, duplicate: 0, ignored: 0 };
-
-export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAsyncZod {
-  /** One raw platform payload: adapted to events and ingested (`tx`: inside the Idempotency-Key's). */
-  const ingestPlatform = async (
-    tenantId: string,
-    platform: SupportedPlatform,
-    payload: unknown,
-    tx: Executor,
-  ): Promise<z.infer<typeof platformIngestReply>> => {
-    const adapted = adaptPlatformPayload(platform, payload, { receivedAt: deps.clock.now() });
-    const { result } = adapted;
-    if (result.kind === 'challenge') {
-      return {
-        outcome: 'ignored' as const,
-        reason: 'url_verification',
-        challenge: result.challenge,
-        results: [],
-        counts: emptyCounts,
-      };
-    }
-    if (result.kind === 'ignored') {
-      return { outcome: 'ignored' as const, reason: result.reason, results: [], counts: emptyCounts };
-    }
-    const ingested = await services.ingest.ingest({ tenantId, events: result.events }, tx);
-    const dropped = adapted.rejected.map((r) => r.reason).join('; ');
-    return {
-      outcome: 'ingested' as const,
-      ...(dropped ? { reason: `dropped: ${dropped}` } : {}),
-      ...ingested,
-    };
-  };
-
+export function eventsRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/events',
@@ -129,7 +95,10 @@ export function eventsRoutes(services: Services, deps: AppDeps): FastifyPluginAs
           { tenantId, scope: `events.${platform}`, key: idempotencyKeyOf(request), request: request.body },
           async (tx) => ({
             statusCode: 200,
-            body: await ingestPlatform(tenantId, platform, request.body, tx),
+            body: await services.ingest.ingestPlatformPayload(
+              { tenantId, platform, payload: request.body },
+              tx,
+            ),
           }),
         );
         if (!result.replayed) services.ingestMetrics.observe(result.body.results, () => platform);

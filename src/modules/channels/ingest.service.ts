@@ -1,6 +1,7 @@
 // Ingest of normalized channel events: one transaction per batch, per-channel row locks so
 // concurrent batches cannot lose each other's updates, event-id dedupe, then the pure state
-// machine (core/ingest-apply) over the rows the batch touches, written back in bulk.
+// machine (core/ingest-apply) over the rows the batch touches, written back in bulk. A raw
+// platform payload is adapted to such a batch first.
 import type { Clock } from '../../shared/clock.js';
 import type { ChannelEvent, IngestOutcome } from '../../shared/channel-events.js';
 import {
@@ -11,6 +12,7 @@ import {
 } from './core/ingest-apply.js';
 import { MAX_REPLY_HOPS } from './core/lanes.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
+import { adaptPlatformPayload, type SupportedPlatform } from '../../platforms/index.js';
 import type { Db, Executor } from '../../db/client.js';
 import type { ChannelsRepository, ChannelUpsert } from './channels.repository.js';
 import type { IngestStatistics } from './ingest-statistics.js';
@@ -28,6 +30,17 @@ export interface IngestResult {
   results: IngestItemResult[];
   counts: Record<IngestOutcome, number>;
 }
+
+/** What one raw platform payload came to: its events ingested, or the payload ignored and why. */
+export interface PlatformIngestResult extends IngestResult {
+  outcome: 'ingested' | 'ignored';
+  /** Why the payload was ignored, or which adapted events were dropped. */
+  reason?: string;
+  /** Slack's url_verification challenge, when that was the payload. */
+  challenge?: string;
+}
+
+const noCounts = (): Record<IngestOutcome, number> => ({ created: 0, updated: 0, duplicate: 0, ignored: 0 });
 
 interface ChannelGroup {
   platform: string;
@@ -227,12 +240,52 @@ export function createIngestService(deps: {
       for (const hook of changeHooks) await hook(tx, { tenantId, messages: changed });
     };
     await Promise.all([...writes, ...(changed.length > 0 ? [hooks()] : [])]);
-    const counts = { created: 0, updated: 0, duplicate: 0, ignored: 0 } as Record<IngestOutcome, number>;
+    const counts = noCounts();
     for (const item of final) counts[item.outcome] += 1;
     return { results: final, counts };
   }
 
   const ingestedHooks: ((params: { tenantId: string; events: ChannelEvent[] }) => void)[] = [];
+
+  /** Applies a validated batch. Pass `tx` to run inside a caller's transaction (Idempotency-Key). */
+  async function ingest(
+    { tenantId, events }: { tenantId: string; events: ChannelEvent[] },
+    tx?: Executor,
+  ): Promise<IngestResult> {
+    const estimates = estimateTexts(events);
+    const result = await (tx
+      ? ingestInTx(tenantId, events, tx, estimates)
+      : deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates)));
+    deps.statistics?.applied(events.length);
+    for (const hook of ingestedHooks) hook({ tenantId, events });
+    return result;
+  }
+
+  /**
+   * One raw platform payload (Slack envelope, Telegram Update, Discord dispatch): adapted to
+   * events and ingested. A url_verification challenge or a shape with nothing to store is ignored
+   * with its reason; adapted events the normalized schema refuses are dropped and named.
+   */
+  async function ingestPlatformPayload(
+    { tenantId, platform, payload }: { tenantId: string; platform: SupportedPlatform; payload: unknown },
+    tx?: Executor,
+  ): Promise<PlatformIngestResult> {
+    const adapted = adaptPlatformPayload(platform, payload, { receivedAt: clock.now() });
+    const { result } = adapted;
+    if (result.kind === 'challenge') {
+      const ignored = {
+        outcome: 'ignored',
+        reason: 'url_verification',
+        challenge: result.challenge,
+      } as const;
+      return { ...ignored, results: [], counts: noCounts() };
+    }
+    if (result.kind === 'ignored')
+      return { outcome: 'ignored', reason: result.reason, results: [], counts: noCounts() };
+    const ingested = await ingest({ tenantId, events: result.events }, tx);
+    const dropped = adapted.rejected.map((r) => r.reason).join('; ');
+    return { outcome: 'ingested', ...(dropped ? { reason: `dropped: ${dropped}` } : {}), ...ingested };
+  }
 
   return {
     /** Registers a callback told of each applied batch (it must not block: background work only). */
@@ -243,16 +296,8 @@ export function createIngestService(deps: {
     addChangeHook(hook: (typeof changeHooks)[number]) {
       changeHooks.push(hook);
     },
-    /** Applies a validated batch. Pass `tx` to run inside a caller's transaction (Idempotency-Key). */
-    async ingest({ tenantId, events }: { tenantId: string; events: ChannelEvent[] }, tx?: Executor) {
-      const estimates = estimateTexts(events);
-      const result = await (tx
-        ? ingestInTx(tenantId, events, tx, estimates)
-        : deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates)));
-      deps.statistics?.applied(events.length);
-      for (const hook of ingestedHooks) hook({ tenantId, events });
-      return result;
-    },
+    ingest,
+    ingestPlatformPayload,
   };
 }
 

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, badRequest, unauthorized } from '../../shared/errors.js';
-import { adaptPlatformPayload, type SupportedPlatform } from '../../platforms/index.js';
+import type { SupportedPlatform } from '../../platforms/index.js';
 import { verifySlackSignature } from '../../platforms/slack.js';
 import { verifyTelegramSecret } from '../../platforms/telegram.js';
 import type { AppDeps } from '../../deps.js';
@@ -40,16 +40,20 @@ export function webhooksRoutes(services: Services, deps: AppDeps): FastifyPlugin
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
+    /** The payload ingested as POST /v1/events/{platform} does, answered in the webhook's shape. */
     const ingest = async (tenantId: string, platform: SupportedPlatform, payload: unknown) => {
-      const adapted = adaptPlatformPayload(platform, payload, { receivedAt: deps.clock.now() });
-      const { result } = adapted;
-      if (result.kind === 'challenge')
+      const result = await services.ingest.ingestPlatformPayload({ tenantId, platform, payload });
+      if (result.challenge !== undefined)
         return { ok: true as const, outcome: 'challenge' as const, challenge: result.challenge };
-      if (result.kind === 'ignored')
+      if (result.outcome === 'ignored')
         return { ok: true as const, outcome: 'ignored' as const, reason: result.reason };
-      const ingested = await services.ingest.ingest({ tenantId, events: result.events });
-      services.ingestMetrics.observe(ingested.results, () => platform);
-      return { ok: true as const, outcome: 'ingested' as const, ...ingested };
+      services.ingestMetrics.observe(result.results, () => platform);
+      return {
+        ok: true as const,
+        outcome: 'ingested' as const,
+        results: result.results,
+        counts: result.counts,
+      };
     };
 
     const rawBody = (body: unknown): Buffer => {

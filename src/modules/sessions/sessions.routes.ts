@@ -8,11 +8,10 @@ import {
   replyIdempotentRecorded,
   sendIdempotent,
 } from '../../http/idempotency/idempotent-reply.js';
-import { offloadRefIdOf } from './core/offload.js';
 import type { Services } from '../services.js';
 import { manifestView } from './manifest.service.js';
-import { sessionView } from './sessions.service.js';
-import type { TranscriptEntryRow } from './transcript.repository.js';
+import { sessionResultView, sessionView } from './sessions.service.js';
+import { transcriptEntrySummary, transcriptEntryView } from './transcript.service.js';
 import {
   keyPart,
   sessionIdParams,
@@ -25,38 +24,6 @@ import {
 } from './sessions.schemas.js';
 
 const TAGS = ['sessions'];
-function offloadedOf(row: TranscriptEntryRow) {
-  if (!Array.isArray(row.content)) return [];
-  return (row.content as { type?: string; tool_use_id?: string; content?: unknown }[]).flatMap((block) => {
-    const refId = block.type === 'tool_result' ? offloadRefIdOf(block.content) : null;
-    return refId ? [{ tool_use_id: block.tool_use_id!, ref_id: refId }] : [];
-  });
-}
-
-function entrySummary(row: TranscriptEntryRow) {
-  return {
-    seq: row.seq,
-    lane_key: row.laneKey,
-    kind: row.kind,
-    role: row.role,
-    token_estimate: row.tokenEstimate,
-    created_at: row.createdAt.toISOString(),
-    offloaded: offloadedOf(row),
-  };
-}
-
-function entryView(row: TranscriptEntryRow) {
-  return {
-    ...entrySummary(row),
-    content: row.content,
-    author: row.author ?? null,
-    turn_at: row.turnAt?.toISOString() ?? null,
-    usage: row.usage ?? null,
-    model: row.model,
-    source: row.source ?? null,
-    idempotency_key: row.idempotencyKey,
-  };
-}
 
 export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -94,10 +61,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
               maxAgeMs: body.max_age_ms,
               metadata: body.metadata,
             });
-            const result = {
-              statusCode: out.created ? 201 : 200,
-              body: { session: sessionView(out.session), created: out.created, reason: out.reason },
-            };
+            const result = { statusCode: out.created ? 201 : 200, body: sessionResultView(out) };
             await record(result);
             return result;
           },
@@ -180,10 +144,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
             { scope: 'sessions.reset', request: { id } },
             async (tx) => {
               const out = await services.sessions.reset({ tenantId, id }, tx);
-              return {
-                statusCode: 201,
-                body: { session: sessionView(out.session), created: out.created, reason: out.reason },
-              };
+              return { statusCode: 201, body: sessionResultView(out) };
             },
           );
         },
@@ -239,7 +200,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
           turns: request.body.turns,
           idempotencyKey: idempotencyKeyOf(request),
         });
-        const body = { session_id: request.params.id, entries: result.entries.map(entrySummary) };
+        const body = { session_id: request.params.id, entries: result.entries.map(transcriptEntrySummary) };
         return sendIdempotent(reply, { statusCode: 201, body, replayed: result.replayed });
       },
     );
@@ -276,7 +237,7 @@ export function sessionsRoutes(services: Services): FastifyPluginAsyncZod {
           limit: request.query.limit,
         });
         return {
-          entries: page.entries.map(entryView),
+          entries: page.entries.map(transcriptEntryView),
           next_cursor: page.nextCursor === null ? null : String(page.nextCursor),
         };
       },

@@ -200,3 +200,8 @@ export function sessionView(row: SessionRow) {
     metadata: row.metadata,
   };
 }
+
+/** The public JSON shape of a get-or-create or reset: the session, and whether and why it is new. */
+export function sessionResultView(result: SessionResult) {
+  return { session: sessionView(result.session), created: result.created, reason: result.reason };
+}

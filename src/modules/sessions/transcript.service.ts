@@ -18,6 +18,7 @@ import type {
 import type { CalibrationService } from './calibration.service.js';
 import { requestHash } from '../../http/idempotency/idempotency.service.js';
 import type { OffloadService } from './offload.service.js';
+import { offloadRefIdOf } from './core/offload.js';
 import { sessionEnded, sessionNotFound } from './sessions.errors.js';
 
 /**
@@ -337,3 +338,39 @@ export function createTranscriptService(deps: {
 }
 
 export type TranscriptService = ReturnType<typeof createTranscriptService>;
+
+/** The tool results of an entry that were offloaded to blobs, with their reference ids. */
+function offloadedOf(row: TranscriptEntryRow) {
+  if (!Array.isArray(row.content)) return [];
+  return (row.content as { type?: string; tool_use_id?: string; content?: unknown }[]).flatMap((block) => {
+    const refId = block.type === 'tool_result' ? offloadRefIdOf(block.content) : null;
+    return refId ? [{ tool_use_id: block.tool_use_id!, ref_id: refId }] : [];
+  });
+}
+
+/** The public JSON shape of an appended entry (what an append answers). */
+export function transcriptEntrySummary(row: TranscriptEntryRow) {
+  return {
+    seq: row.seq,
+    lane_key: row.laneKey,
+    kind: row.kind,
+    role: row.role,
+    token_estimate: row.tokenEstimate,
+    created_at: row.createdAt.toISOString(),
+    offloaded: offloadedOf(row),
+  };
+}
+
+/** The public JSON shape of a transcript entry (a transcript page): the summary with its content. */
+export function transcriptEntryView(row: TranscriptEntryRow) {
+  return {
+    ...transcriptEntrySummary(row),
+    content: row.content,
+    author: row.author ?? null,
+    turn_at: row.turnAt?.toISOString() ?? null,
+    usage: row.usage ?? null,
+    model: row.model,
+    source: row.source ?? null,
+    idempotency_key: row.idempotencyKey,
+  };
+}
