@@ -217,7 +217,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bytes (HTTP Range supported), or a UTF-8 text slice with ?offset=&limit= */
+        /**
+         * The bytes (HTTP Range supported), or a UTF-8 text slice with ?offset=&limit=
+         * @description Without a query the bytes, in their own Content-Type, with Accept-Ranges, ETag and a year-long private cache. A `Range: bytes=start-end` header (one range) gives 206 with Content-Range; a range past the end is 416 `blob.range_not_satisfiable` with `Content-Range: bytes *\/size`. With `?offset=&limit=` a text blob is read as a JSON UTF-8 slice instead (422 `blob.not_text` for other types).
+         */
         get: operations["getBlob"];
         put?: never;
         post?: never;
@@ -1838,7 +1841,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The process is up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1888,7 +1891,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description PostgreSQL, Redis and migrations are ready */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1918,7 +1921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not ready (starting, draining, or a store cannot be reached): which check failed */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1959,7 +1962,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Prometheus text exposition format */
+            /** @description The Prometheus text exposition of every contextd metric family */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2015,7 +2018,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The tenant the API key belongs to */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2089,7 +2092,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The sessions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2224,7 +2227,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The live session for the key, still fresh (not replaced) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2275,7 +2278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description A new session (none was live for the key, or the live one was older than max_age) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2402,7 +2405,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The session with its usage calibration per model */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2518,7 +2521,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Deleted with everything it held; no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -2604,7 +2607,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The new session; the old one is ended and linked from it */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2734,7 +2737,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The new session; the old one is ended and linked from it */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2864,6 +2867,45 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "turns": [
+                 *         {
+                 *           "role": "assistant",
+                 *           "content": [
+                 *             {
+                 *               "type": "text",
+                 *               "text": "Let me check the release board."
+                 *             },
+                 *             {
+                 *               "type": "tool_use",
+                 *               "id": "toolu_01A09q90qw90lq917835lq9",
+                 *               "name": "channel_context",
+                 *               "input": {
+                 *                 "intent": "release Friday blockers"
+                 *               }
+                 *             }
+                 *           ],
+                 *           "model": "claude-sonnet-5-5",
+                 *           "usage": {
+                 *             "input_tokens": 412,
+                 *             "cache_read_input_tokens": 3870,
+                 *             "output_tokens": 58
+                 *           }
+                 *         },
+                 *         {
+                 *           "role": "user",
+                 *           "content": [
+                 *             {
+                 *               "type": "tool_result",
+                 *               "tool_use_id": "toolu_01A09q90qw90lq917835lq9",
+                 *               "content": "maria (14:02): the migration PR is the last blocker"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     turns: {
                         /** @enum {string} */
@@ -2901,7 +2943,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The appended entries with their seq and token estimates (the same reply on a retry) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3014,7 +3056,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of transcript entries in seq order, with the seq to read on from */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3118,7 +3160,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The session's attachment manifest */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3211,7 +3253,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The same bytes were stored before: the existing artifact (deduplicated) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3231,7 +3273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Stored: the new artifact with its id, SHA-256 and size */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3323,6 +3365,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The whole blob (its own Content-Type), or with ?offset=&limit= a JSON text slice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        artifact_id: string;
+                        media_type: string;
+                        /** @description first byte of the slice */
+                        offset: number;
+                        /** @description bytes asked for (at most 65,536) */
+                        limit: number;
+                        total_bytes: number;
+                        text: string;
+                        /** @description where the next slice starts; null at the end */
+                        next_offset: number | null;
+                    };
+                    "*/*": string;
+                };
+            };
+            /** @description The byte range the Range header asked for (Content-Range says which) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
             /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
             400: {
                 headers: {
@@ -3391,7 +3463,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The section */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3490,7 +3562,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The section, replaced */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3508,7 +3580,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The section, created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3615,7 +3687,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Deleted; no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +3770,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The agent's sections in prompt order */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3785,7 +3857,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The agent's context-call defaults (null where none is set) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3875,7 +3947,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The agent's context-call defaults as stored */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3977,7 +4049,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of memories, newest first, with the cursor of the next page */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4099,7 +4171,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The same text in the same scope and type exists: that memory (deduplicated) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4132,7 +4204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The memory, created (redacted), with what redaction replaced */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4241,7 +4313,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A memory record */
+            /** @description The memory */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4335,7 +4407,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description deleted */
+            /** @description Deleted; no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -4421,6 +4493,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "Releases ship on Fridays only after the migration checklist is signed off by maria or ivan.",
+                 *       "expires_at": "2027-06-30T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     text?: string;
                     /** @enum {string} */
@@ -4443,7 +4521,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The memory as updated */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4557,6 +4635,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "who signs off the release checklist",
+                 *       "max_results": 5,
+                 *       "filters": {
+                 *         "scope": "channel",
+                 *         "scope_key": "slack:C024BE91L",
+                 *         "types": [
+                 *           "fact",
+                 *           "outcome"
+                 *         ]
+                 *       },
+                 *       "include_transcripts": false
+                 *     }
+                 */
                 "application/json": {
                     query: string;
                     /** @default 8 */
@@ -4592,7 +4685,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The hits, best first, with scores and where each came from */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4848,7 +4941,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The outcome of each event, by its position in the batch */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4959,7 +5052,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The outcome of each event the payload normalized to */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5081,7 +5174,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the outcome of each event it carried (or the url_verification challenge) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5184,7 +5277,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the outcome of each event the update carried */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5290,7 +5383,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The ChannelSnapshot: the anchor message and the top-level messages before it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5421,7 +5514,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The ThreadContext: the root and the most recent replies that fit the budget */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5567,7 +5660,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of messages, oldest first, with the cursor of the next page */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5769,7 +5862,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The Messages API payload for this turn, its budget report (with the cost report) and the context used */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5866,7 +5959,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The logged context calls of the session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6075,7 +6168,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The payload as the logged call returned it, byte for byte (Payload-SHA256 header) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6151,7 +6244,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The built-in tool definitions for the session, in the Messages API's tools shape */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6248,7 +6341,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The tool_result content (is_error true when the tool failed on its input or state) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6384,7 +6477,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The lane's pending slot as set */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6506,7 +6599,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description no slot is pending */
+            /** @description No slot is pending now; no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -6603,7 +6696,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The compaction ran (wait): what it summarized and the tokens before and after */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6657,7 +6750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description A compaction job was queued: poll its URL */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6806,7 +6899,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The job's state and, once done, its result */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6934,7 +7027,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description This month's summarizer spend and the tenant's cap */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7017,7 +7110,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The cap as stored, with this month's spend */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7119,7 +7212,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The lane's state */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7222,7 +7315,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Whether a token is stored (its last 4 characters at most) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7319,7 +7412,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Replaced the stored token */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7336,7 +7429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Stored a token */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -7442,7 +7535,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description No token is stored now; no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -7540,7 +7633,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description How many names were stored */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7639,7 +7732,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The directory entry */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7721,7 +7814,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The tenant's retention periods and those in force */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7808,7 +7901,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The tenant's retention periods as stored and those in force */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -2,8 +2,10 @@
 // schemas as $refs), plus the error replies every route can give, all in the one error shape.
 import type { FastifySchema } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { requiresApiKey } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
+import { successDescriptions } from './openapi-responses.js';
 
 type TransformArgs = Parameters<typeof jsonSchemaTransform>[0];
 
@@ -42,11 +44,39 @@ export const documentRoute = (args: TransformArgs) => {
   const response = { ...errorReplies(args.url, schema), ...schema.response };
   // The document's default is the bearer key; routes the auth hook lets through say they need none.
   const security = requiresApiKey(args.url) ? {} : { security: [] };
-  return jsonSchemaTransform({
+  const transformed = jsonSchemaTransform({
     ...args,
     schema: { ...schema, ...security, response } as TransformArgs['schema'],
   });
+  describeSuccess(schema, transformed.schema as RouteSchema);
+  keepBodyExamples(schema, transformed.schema as RouteSchema);
+  return transformed;
 };
+
+/**
+ * zod leaves a body's examples out of its input JSON Schema when the body transforms a value (the
+ * examples could be of the output); a body's examples here are always of the input, so they stay.
+ */
+function keepBodyExamples(route: RouteSchema, transformed: RouteSchema) {
+  const examples = route.body instanceof z.ZodType ? z.globalRegistry.get(route.body)?.examples : undefined;
+  const body = transformed.body as Record<string, unknown> | undefined;
+  if (examples && body && !('$ref' in body) && !('examples' in body)) body.examples = examples;
+}
+
+/**
+ * Each reply a route declares gets its words from successDescriptions: as `description` of a reply that names
+ * its content types, else as the `x-response-description` @fastify/swagger takes for a schema.
+ */
+function describeSuccess(route: RouteSchema, transformed: RouteSchema) {
+  const words = successDescriptions[(route as { operationId?: string }).operationId ?? ''] ?? {};
+  for (const [status, reply] of Object.entries(transformed.response ?? {})) {
+    const description = words[status];
+    if (!description || !reply || typeof reply !== 'object') continue;
+    // A $ref reply is resolved before its extensions are read; its own description is kept.
+    const key = 'content' in reply || '$ref' in reply ? 'description' : 'x-response-description';
+    (reply as Record<string, unknown>)[key] = description;
+  }
+}
 
 const REF = /"#\/components\/schemas\/([^"]+)"/g;
 

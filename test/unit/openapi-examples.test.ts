@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { eventBatchSchema } from '../../src/shared/channel-events.js';
 import { contextReplyExample, contextRequestExample } from '../../src/modules/context/context.examples.js';
 import { contextBody, contextReplySchema } from '../../src/modules/context/context.schemas.js';
-import { createBody as createMemoryBody } from '../../src/modules/memory/memory.schemas.js';
+import {
+  createBody as createMemoryBody,
+  patchBody as patchMemoryBody,
+  searchBody as searchMemoriesBody,
+} from '../../src/modules/memory/memory.schemas.js';
 import { appendBody, createSessionBody } from '../../src/modules/sessions/sessions.schemas.js';
 import { readFileSync } from 'node:fs';
 
@@ -20,7 +24,13 @@ describe('OpenAPI examples', () => {
   });
 
   it('the session, turns and memory examples match their schemas', () => {
-    for (const schema of [createSessionBody, appendBody, createMemoryBody]) {
+    for (const schema of [
+      createSessionBody,
+      appendBody,
+      createMemoryBody,
+      patchMemoryBody,
+      searchMemoriesBody,
+    ]) {
       const examples = schema.meta()?.examples as unknown[];
       expect(examples).toHaveLength(1);
       expect(schema.safeParse(examples[0]).error).toBeUndefined();

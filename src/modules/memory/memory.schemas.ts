@@ -76,39 +76,60 @@ export const patchBody = z
     source: z.string().max(512).nullable().optional(),
     expires_at: isoTime.nullable().optional(),
   })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'nothing to update' });
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'nothing to update' })
+  .meta({
+    examples: [
+      {
+        text: 'Releases ship on Fridays only after the migration checklist is signed off by maria or ivan.',
+        expires_at: '2027-06-30T00:00:00Z',
+      },
+    ],
+  });
 
 export const idParams = z.object({ id: z.uuid() });
 
-export const searchBody = z.strictObject({
-  query: z.string().max(4_000),
-  max_results: z.number().int().min(1).max(MAX_MAX_RESULTS).default(DEFAULT_MAX_RESULTS),
-  filters: z
-    .strictObject({
-      scope: memoryScopeSchema.optional(),
-      scope_key: z.string().max(512).optional(),
-      types: z.array(memoryTypeSchema).max(memoryTypes.length).optional(),
-      session_key: z.string().max(512).optional(),
-      platform: z.string().max(64).optional(),
-      channel_id: z.string().max(512).optional(),
-      lane_key: z.string().max(512).optional(),
-      since: isoTime.optional(),
-      until: isoTime.optional(),
-    })
-    .default({})
-    .describe(
-      'scope/scope_key/types narrow memories, session_key narrows transcript chunks, platform/channel_id narrow channel messages; lane_key and since/until narrow every source',
-    ),
-  lane_key: z
-    .string()
-    .max(512)
-    .optional()
-    .describe("the caller's lane: results from other lanes need a score ≥ 0.5 unless listed in named_lanes"),
-  named_lanes: z.array(z.string().max(512)).max(50).optional(),
-  include_memories: z.boolean().default(true),
-  include_transcripts: z.boolean().default(true),
-  include_channel_messages: z.boolean().default(false),
-});
+export const searchBody = z
+  .strictObject({
+    query: z.string().max(4_000),
+    max_results: z.number().int().min(1).max(MAX_MAX_RESULTS).default(DEFAULT_MAX_RESULTS),
+    filters: z
+      .strictObject({
+        scope: memoryScopeSchema.optional(),
+        scope_key: z.string().max(512).optional(),
+        types: z.array(memoryTypeSchema).max(memoryTypes.length).optional(),
+        session_key: z.string().max(512).optional(),
+        platform: z.string().max(64).optional(),
+        channel_id: z.string().max(512).optional(),
+        lane_key: z.string().max(512).optional(),
+        since: isoTime.optional(),
+        until: isoTime.optional(),
+      })
+      .default({})
+      .describe(
+        'scope/scope_key/types narrow memories, session_key narrows transcript chunks, platform/channel_id narrow channel messages; lane_key and since/until narrow every source',
+      ),
+    lane_key: z
+      .string()
+      .max(512)
+      .optional()
+      .describe(
+        "the caller's lane: results from other lanes need a score ≥ 0.5 unless listed in named_lanes",
+      ),
+    named_lanes: z.array(z.string().max(512)).max(50).optional(),
+    include_memories: z.boolean().default(true),
+    include_transcripts: z.boolean().default(true),
+    include_channel_messages: z.boolean().default(false),
+  })
+  .meta({
+    examples: [
+      {
+        query: 'who signs off the release checklist',
+        max_results: 5,
+        filters: { scope: 'channel', scope_key: 'slack:C024BE91L', types: ['fact', 'outcome'] },
+        include_transcripts: false,
+      },
+    ],
+  });
 const searchResult = z.object({
   kind: z.enum(['memory', 'transcript_chunk', 'channel_message']),
   id: z.string(),

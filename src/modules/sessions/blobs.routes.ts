@@ -8,7 +8,7 @@ import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { replyIdempotentRecorded } from '../../http/idempotency/idempotent-reply.js';
 import { blobView } from './blobs.service.js';
 import type { Services } from '../services.js';
-import { blobSchema } from './blobs.schemas.js';
+import { blobBytesSchema, blobSchema, blobTextSliceSchema } from './blobs.schemas.js';
 
 const TAGS = ['blobs'];
 export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsyncZod {
@@ -73,6 +73,8 @@ export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsy
           operationId: 'getBlob',
           tags: TAGS,
           summary: 'The bytes (HTTP Range supported), or a UTF-8 text slice with ?offset=&limit=',
+          description:
+            'Without a query the bytes, in their own Content-Type, with Accept-Ranges, ETag and a year-long private cache. A `Range: bytes=start-end` header (one range) gives 206 with Content-Range; a range past the end is 416 `blob.range_not_satisfiable` with `Content-Range: bytes */size`. With `?offset=&limit=` a text blob is read as a JSON UTF-8 slice instead (422 `blob.not_text` for other types).',
           params: z.object({ artifactId: z.string().min(1).max(64) }),
           querystring: z.object({
             offset: z.coerce.number().int().nonnegative().optional().describe('text slice: start byte'),
@@ -84,6 +86,15 @@ export function blobsRoutes(services: Services, deps: AppDeps): FastifyPluginAsy
               .optional()
               .describe('text slice: bytes (default 4096)'),
           }),
+          response: {
+            200: {
+              content: {
+                'application/json': { schema: blobTextSliceSchema },
+                '*/*': { schema: blobBytesSchema },
+              },
+            },
+            206: { content: { '*/*': { schema: blobBytesSchema } } },
+          },
         },
       },
       async (request, reply) => {
