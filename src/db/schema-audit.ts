@@ -1,7 +1,7 @@
 // The audit and operations tables, re-exported by schema.ts (drizzle-kit reads them through it):
 // the context log and the payload parts it is rebuilt from, Idempotency-Key replies, summarizer
 // spend and compaction runs.
-import { bigint, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, jsonb, ts } from './schema-columns.js';
 
 /** Audit of context calls (§6.13): what the model saw at each turn. */
@@ -117,4 +117,31 @@ export const lockLeases = pgTable(
     expiresAt: ts('expires_at'),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.resource] })],
+);
+
+/**
+ * Erasures of content (DELETE …/content): who erased which channel message or transcript entry and
+ * when, and what the erase touched. One row per target (`target_key`), so a second erase of the
+ * same target answers this row again; the row itself holds no erased text.
+ */
+export const contentErasures = pgTable(
+  'content_erasures',
+  {
+    tenantId: text('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    /** 'channel_message' or 'transcript_entry'. */
+    targetKind: text('target_kind').notNull(),
+    /** platform/channel_id/message_id or session_id/seq, as one key (JSON array text). */
+    targetKey: text('target_key').notNull(),
+    target: jsonb('target').$type<Record<string, unknown>>().notNull(),
+    /** The API key that asked: its id and name. */
+    actor: jsonb('actor').$type<Record<string, unknown>>().notNull(),
+    /** Rows changed per place (transcript entries, payload parts, chunks, summaries, memories…). */
+    touched: jsonb('touched').$type<Record<string, number>>().notNull(),
+    erasedAt: ts('erased_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('content_erasures_target_uq').on(t.tenantId, t.targetKind, t.targetKey),
+  ],
 );

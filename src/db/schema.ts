@@ -286,6 +286,12 @@ export const laneStates = pgTable(
      * no later prompt; cleared by that compaction's commit (docs/compaction.md).
      */
     purgeTexts: jsonb('purge_texts').$type<string[] | null>(),
+    /**
+     * Texts of deleted channel messages that entries of this lane hold (the turn that was the
+     * message, or one that quoted it): the transcript keeps them as the audit record, and every
+     * chunk and every summary built from the lane's entries afterwards has them scrubbed. Kept.
+     */
+    scrubTexts: jsonb('scrub_texts').$type<string[] | null>(),
     /** Fencing / compare-and-set counter: every committed change increments it. */
     version: integer('version').notNull().default(0),
     /** summary_version for which channel context was last attached in this lane (-1: never). */

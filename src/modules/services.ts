@@ -45,8 +45,6 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
   channelServices.ingest.addIngestedHook(({ tenantId, events }) =>
     platforms.userResolver.scheduleAuthors(tenantId, events),
   );
-  // Edits and deletes of channel messages rebuild the transcript chunks that quoted them.
-  channelServices.ingest.addChangeHook((tx, params) => chunks.onChannelMessagesChanged(tx, params));
   const services = {
     tenants,
     idempotency: createIdempotencyService(db),
@@ -110,6 +108,9 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
       tx,
     ),
   );
+  // Then the transcript chunks holding those messages, or quoting a deleted one, are rebuilt (after
+  // the marks, so they read the lanes' scrub_texts).
+  channelServices.ingest.addChangeHook((tx, params) => chunks.onChannelMessagesChanged(tx, params));
   // Turns appended through /turns to a session that has made no context call yet: a lane over its
   // thresholds gets a background compaction (compaction.scheduler.ts).
   sessionServices.transcript.addAfterAppend(({ tenantId, session, entries }) =>

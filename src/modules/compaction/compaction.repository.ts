@@ -2,7 +2,7 @@
 // the lane-summary memory and the running-compaction marker. The lane state it reads and commits
 // (compare-and-set on its version) is lanes.repository.ts's.
 import { createHash } from 'node:crypto';
-import { and, asc, count, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { compactionRuns, contextLog, memories, sessions, transcriptEntries } from '../../db/schema.js';
 
@@ -22,8 +22,21 @@ export function createCompactionRepository(db: Executor) {
       },
       tx: Executor = db,
     ) {
+      // The channel message a turn is (its source), as it is now: a summary rebuilt after an edit
+      // or a delete reads the edited text or none (the transcript keeps what was said).
+      const message = sql`(select m.deleted_at is not null as deleted, case when m.edited_at is not null
+          then m.text end as text from channel_messages m
+        where m.tenant_id = ${transcriptEntries.tenantId} and m.platform = ${transcriptEntries.source}->>'platform'
+          and m.channel_id = ${transcriptEntries.source}->>'channel_id'
+          and m.message_id = ${transcriptEntries.source}->>'message_id')`;
       const query = tx
-        .select()
+        .select({
+          ...getTableColumns(transcriptEntries),
+          sourceDeleted: sql<boolean | null>`case when ${transcriptEntries.source} is null then null
+            else (select x.deleted from ${message} as x) end`,
+          sourceEditedText: sql<string | null>`case when ${transcriptEntries.source} is null then null
+            else (select x.text from ${message} as x) end`,
+        })
         .from(transcriptEntries)
         .where(
           and(

@@ -14,7 +14,7 @@ import type { CompactionMetrics } from './compaction.metrics.js';
 import { compactionRunning, compactionSessionNotFound, laneNotFound } from './compaction.errors.js';
 import type { CompactResult, LaneOutcome, LaneView } from './compaction.schemas.js';
 import { planLane, type LanePlan, type ViewChange } from './core/lane-plan.js';
-import { purgeCut, scrubEntries } from './core/purge.js';
+import { DELETED_MARKER, purgeCut, scrubEntries } from './core/purge.js';
 import { identifierSurvival } from './core/identifiers.js';
 import { keyTermSurvival } from './core/salience.js';
 import { entrySaid, entryText } from './core/chunking.js';
@@ -88,6 +88,22 @@ const toLaneEntry = (row: {
   author: row.author ?? null,
 });
 
+/**
+ * A turn as the summarizer reads it: a turn that is a channel message carries the message's
+ * current text (edited) or the marker (deleted); other turns as stored.
+ */
+function asSaidNow(
+  row: Parameters<typeof toLaneEntry>[0] & {
+    sourceDeleted: boolean | null;
+    sourceEditedText: string | null;
+  },
+): LaneEntry {
+  const entry = toLaneEntry(row);
+  if (row.sourceDeleted) return { ...entry, content: DELETED_MARKER };
+  if (row.sourceEditedText !== null) return { ...entry, content: row.sourceEditedText };
+  return entry;
+}
+
 const lockResource = (tenantId: string, sessionId: string) => `compaction:${tenantId}:${sessionId}`;
 
 export function createCompactionService(deps: CompactionServiceDeps) {
@@ -100,9 +116,8 @@ export function createCompactionService(deps: CompactionServiceDeps) {
   ): Promise<LaneOutcome> {
     const { tenantId, sessionId } = params;
     const laneKey = state.laneKey;
-    const kept = (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: state.firstKeptSeq })).map(
-      toLaneEntry,
-    );
+    const keptRows = await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: state.firstKeptSeq });
+    const kept = keptRows.map(toLaneEntry);
     const purge = state.purgeTexts ?? [];
     const plan: LanePlan = planLane({
       lane: state,
@@ -155,16 +170,19 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     if (plan.summarizeBeforeSeq !== null) {
       // A stale summary (an edit or delete of what it covers) is rebuilt from the entries it
       // covered, not updated; deleted texts are scrubbed from everything the summarizer reads.
+      // The summarizer reads each turn that is a channel message as the message is now, and
+      // every text deleted from the lane (now or before) scrubbed.
       const rebuild = state.summaryStale || purge.length > 0;
+      const scrub = [...new Set([...purge, ...(state.scrubTexts ?? [])])];
       const older = scrubEntries(
         (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: 0, toSeq: state.firstKeptSeq })).map(
-          toLaneEntry,
+          asSaidNow,
         ),
-        purge,
+        scrub,
       );
       const leaving = scrubEntries(
-        kept.filter((e) => e.seq < plan.summarizeBeforeSeq!),
-        purge,
+        keptRows.filter((r) => r.seq < plan.summarizeBeforeSeq!).map(asSaidNow),
+        scrub,
       );
       summarized = rebuild ? [...older, ...leaving] : leaving;
       covered = [...older, ...leaving];

@@ -6,6 +6,7 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import { laneStates } from '../../db/schema.js';
 import type { PendingSlot } from './core/pending-slot.js';
+import { scrubText } from '../../shared/scrub-texts.js';
 
 export type LaneStateRow = typeof laneStates.$inferSelect;
 
@@ -56,6 +57,41 @@ export async function deleteLaneStatesOfSession(tx: Executor, tenantId: string, 
 }
 
 export function createLanesRepository(db: Executor) {
+  /**
+   * Replaces deleted or erased texts in the lane's summary by the marker (the rebuild that the
+   * stale mark asks for removes what the marker cannot: names and numbers the summary indexed),
+   * and removes the lane's summary memory, which that rebuild writes again.
+   */
+  async function scrubLaneSummary(
+    lane: { tenantId: string; sessionId: string; laneKey: string; sessionKey: string },
+    texts: readonly string[],
+    tx: Executor,
+  ): Promise<number> {
+    const [state] = await tx
+      .select({ summary: laneStates.summary })
+      .from(laneStates)
+      .where(laneStateOf(lane.tenantId, lane.sessionId, lane.laneKey));
+    let n = 0;
+    if (state?.summary) {
+      const scrubbed = scrubText(state.summary, texts);
+      if (scrubbed !== state.summary) {
+        await tx
+          .update(laneStates)
+          .set({ summary: scrubbed })
+          .where(laneStateOf(lane.tenantId, lane.sessionId, lane.laneKey));
+        n += 1;
+      }
+    }
+    const removed = await queryRows<{ n: number }>(
+      tx,
+      sql`delete from memories where tenant_id = ${lane.tenantId} and scope = 'session'
+            and scope_key = ${lane.sessionKey} and type = 'lane_summary'
+            and metadata->>'lane_key' = ${lane.laneKey}
+          returning 1 as n`,
+    );
+    return n + removed.length;
+  }
+
   return {
     async getLaneState(
       { tenantId, sessionId, laneKey }: { tenantId: string; sessionId: string; laneKey: string },
@@ -238,10 +274,13 @@ export function createLanesRepository(db: Executor) {
 
     /**
      * Edits and deletes of channel messages: a lane whose summary covers a turn that is (or quotes)
-     * one of them becomes stale; a lane whose sent history still holds a deleted text gets it in
-     * `purge_texts`, so its next payload compacts first. Both bump the version, fencing out a
-     * compaction that read the lane before. `needle` is a prefix of the old text long enough to
-     * be specific (the snapshot quotes messages as snippets); JSON-escaped like jsonb's text form.
+     * one of them becomes stale; a lane whose entries hold a deleted text (in its sent history or
+     * in what its summary covers) gets it in `purge_texts`, so its next payload compacts first with
+     * the text scrubbed, and in `scrub_texts`, which its chunks and every later summary scrub. A
+     * summary holding a deleted text has it replaced by the marker at once, and the lane's summary
+     * memory goes (the rebuild writes it again). Both bump the version, fencing out a compaction
+     * that read the lane before. `needle` is a prefix of the old text long enough to be specific
+     * (the snapshot quotes messages as snippets); JSON-escaped like jsonb's text form.
      */
     async markChangedMessages(
       params: {
@@ -258,17 +297,25 @@ export function createLanesRepository(db: Executor) {
       tx: Executor,
     ): Promise<number> {
       if (params.changes.length === 0) return 0;
-      const rows = await queryRows<{ n: number }>(
+      const rows = await queryRows<{
+        session_id: string;
+        lane_key: string;
+        session_key: string;
+        deleted_in_summary: boolean;
+        texts: string[] | null;
+      }>(
         tx,
         sql`with changed as (
               select * from jsonb_to_recordset(${JSON.stringify(params.changes)}::jsonb)
                 as c("platform" text, "channelId" text, "messageId" text, "needle" text, "deletedText" text)
             ), hits as (
-              select e.session_id, e.lane_key,
+              select e.session_id, e.lane_key, min(ss.session_key) as session_key,
                 bool_or(s.summary is not null and e.seq <= s.summarized_through_seq) as in_summary,
-                bool_or(c."deletedText" is not null and e.seq >= coalesce(s.first_kept_seq, 0)) as in_view,
-                coalesce(jsonb_agg(distinct c."deletedText") filter (where c."deletedText" is not null
-                  and e.seq >= coalesce(s.first_kept_seq, 0)), '[]'::jsonb) as texts
+                bool_or(c."deletedText" is not null and s.summary is not null
+                  and e.seq <= s.summarized_through_seq) as deleted_in_summary,
+                bool_or(c."deletedText" is not null) as deleted,
+                coalesce(jsonb_agg(distinct c."deletedText") filter (where c."deletedText" is not null),
+                  '[]'::jsonb) as texts
               from changed c
               join sessions ss on ss.tenant_id = ${params.tenantId} and ss.platform = c."platform"
                 and ss.channel_id = c."channelId"
@@ -281,20 +328,42 @@ export function createLanesRepository(db: Executor) {
                 and s.lane_key = e.lane_key
               group by e.session_id, e.lane_key
             )
-            insert into lane_states as l (tenant_id, session_id, lane_key, summary_stale, purge_texts, version, updated_at)
+            insert into lane_states as l (tenant_id, session_id, lane_key, summary_stale, purge_texts,
+              scrub_texts, version, updated_at)
             select ${params.tenantId}::text, h.session_id, h.lane_key, h.in_summary,
-              case when h.in_view then h.texts end, 1, ${params.at.toISOString()}::timestamptz
-            from hits h where h.in_summary or h.in_view
+              case when h.deleted then h.texts end, case when h.deleted then h.texts end,
+              1, ${params.at.toISOString()}::timestamptz
+            from hits h where h.in_summary or h.deleted
             on conflict (tenant_id, session_id, lane_key) do update set
               summary_stale = l.summary_stale or excluded.summary_stale,
               purge_texts = case when excluded.purge_texts is null then l.purge_texts
                 else coalesce(l.purge_texts, '[]'::jsonb) || excluded.purge_texts end,
+              scrub_texts = case when excluded.scrub_texts is null then l.scrub_texts
+                else (select jsonb_agg(distinct t) from jsonb_array_elements(
+                  coalesce(l.scrub_texts, '[]'::jsonb) || excluded.scrub_texts) as x(t)) end,
               version = l.version + 1,
               updated_at = excluded.updated_at
-            returning 1 as n`,
+            returning l.session_id::text as session_id, l.lane_key,
+              (select h.session_key from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as session_key,
+              (select h.deleted_in_summary from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as deleted_in_summary,
+              (select h.texts from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as texts`,
       );
+      for (const row of rows.filter((r) => r.deleted_in_summary && (r.texts?.length ?? 0) > 0)) {
+        await scrubLaneSummary(
+          {
+            tenantId: params.tenantId,
+            sessionId: row.session_id,
+            laneKey: row.lane_key,
+            sessionKey: row.session_key,
+          },
+          row.texts!,
+          tx,
+        );
+      }
       return rows.length;
     },
+
+    scrubLaneSummary,
   };
 }
 

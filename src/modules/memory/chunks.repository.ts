@@ -16,6 +16,8 @@ export type ChunkSourceEntry = {
   message_deleted: boolean;
   /** The channel message's current text when it was edited after the turn was stored. */
   edited_text: string | null;
+  /** Deleted texts the lane's entries hold (lane_states.scrub_texts): left out of every chunk. */
+  scrub_texts: string[] | null;
 };
 
 export type ChunkSpan = {
@@ -51,7 +53,9 @@ export function createChunksRepository(db: Executor) {
         sql`select e.seq, e.lane_key, e.role, e.content, e.author->>'name' as author_name,
             coalesce(e.turn_at, e.created_at) as at,
             (m.deleted_at is not null) as message_deleted,
-            case when m.edited_at is not null then m.text end as edited_text
+            case when m.edited_at is not null then m.text end as edited_text,
+            (select s.scrub_texts from lane_states s where s.tenant_id = e.tenant_id
+              and s.session_id = e.session_id and s.lane_key = e.lane_key) as scrub_texts
           from transcript_entries e
           left join channel_messages m
             on m.tenant_id = e.tenant_id and m.platform = e.source->>'platform'
@@ -109,9 +113,16 @@ export function createChunksRepository(db: Executor) {
       );
     },
 
-    /** Chunks holding turns that are these channel messages. */
+    /**
+     * Chunks holding turns that are these channel messages, and, for a message with a `needle`
+     * (a deleted text's, JSON-escaped like jsonb's text form), turns of the channel's sessions
+     * that quote it.
+     */
     async spansForMessages(
-      params: { tenantId: string; messages: { platform: string; channelId: string; messageId: string }[] },
+      params: {
+        tenantId: string;
+        messages: { platform: string; channelId: string; messageId: string; needle?: string | null }[];
+      },
       tx: Executor = db,
     ): Promise<ChunkSpan[]> {
       if (params.messages.length === 0) return [];
@@ -119,10 +130,13 @@ export function createChunksRepository(db: Executor) {
         tx,
         sql`select distinct c.session_id::text as session_id, c.session_key, c.lane_key, c.first_seq, c.last_seq
           from jsonb_to_recordset(${JSON.stringify(params.messages)}::jsonb)
-            as m("platform" text, "channelId" text, "messageId" text)
+            as m("platform" text, "channelId" text, "messageId" text, "needle" text)
           join transcript_entries e on e.tenant_id = ${params.tenantId}
-            and e.source->>'platform' = m."platform" and e.source->>'channel_id' = m."channelId"
-            and e.source->>'message_id' = m."messageId"
+            and ((e.source->>'platform' = m."platform" and e.source->>'channel_id' = m."channelId"
+                and e.source->>'message_id' = m."messageId")
+              or (m."needle" is not null and e.kind = 'message' and strpos(e.content::text, m."needle") > 0
+                and e.session_id in (select ss.id from sessions ss where ss.tenant_id = ${params.tenantId}
+                  and ss.platform = m."platform" and ss.channel_id = m."channelId")))
           join transcript_chunks c on c.tenant_id = e.tenant_id and c.session_id = e.session_id
             and c.lane_key = e.lane_key and e.seq between c.first_seq and c.last_seq
           order by 1, 3, 4`,

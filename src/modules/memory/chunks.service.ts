@@ -2,6 +2,7 @@
 // turns are re-read, never the whole transcript), and local rebuilds when a channel message that
 // a turn is gets edited or deleted.
 import type { Clock } from '../../shared/clock.js';
+import { purgeNeedle, scrubText } from '../../shared/scrub-texts.js';
 import { buildLaneChunks, entryText, type ChunkEntry } from './core/chunks.js';
 import type { Executor } from '../../db/client.js';
 import type { ChunkSourceEntry, ChunksRepository } from './chunks.repository.js';
@@ -14,7 +15,8 @@ export interface AppendedEntry {
 }
 
 function toChunkEntry(row: ChunkSourceEntry): ChunkEntry {
-  const text = row.message_deleted ? '' : row.edited_text !== null ? row.edited_text : entryText(row.content);
+  const said = row.message_deleted ? '' : row.edited_text !== null ? row.edited_text : entryText(row.content);
+  const text = row.scrub_texts && row.scrub_texts.length > 0 ? scrubText(said, row.scrub_texts) : said;
   return { seq: row.seq, laneKey: row.lane_key, role: row.role, text, author: row.author_name, at: row.at };
 }
 
@@ -73,14 +75,39 @@ export function createChunksService(deps: { chunks: ChunksRepository; clock: Clo
     },
 
     /**
-     * Channel messages were edited or deleted: the chunks holding the turns that are those messages
-     * are rebuilt over their own seq range (a deleted message's text leaves the index).
+     * Channel messages were edited or deleted: the chunks holding the turns that are those messages,
+     * or that quote a deleted one, are rebuilt over their own seq range (a deleted message's text
+     * leaves the index; the lane's scrub_texts, written just before, scrub the quotes).
      */
     async onChannelMessagesChanged(
       tx: Executor,
-      params: { tenantId: string; messages: { platform: string; channelId: string; messageId: string }[] },
+      params: {
+        tenantId: string;
+        messages: {
+          platform: string;
+          channelId: string;
+          messageId: string;
+          previousText?: string | null;
+          deleted?: boolean;
+        }[];
+      },
     ): Promise<number> {
-      const spans = await chunks.spansForMessages(params, tx);
+      const spans = await chunks.spansForMessages(
+        {
+          tenantId: params.tenantId,
+          messages: params.messages.map((m) => {
+            const needle = m.deleted && m.previousText ? purgeNeedle(m.previousText) : null;
+            return {
+              platform: m.platform,
+              channelId: m.channelId,
+              messageId: m.messageId,
+              // As it appears inside jsonb's text form (strings are JSON-escaped there).
+              needle: needle ? JSON.stringify(needle).slice(1, -1) : null,
+            };
+          }),
+        },
+        tx,
+      );
       for (const span of spans) {
         await rechunk(tx, {
           tenantId: params.tenantId,

@@ -3,37 +3,15 @@
 // view, and the summarizer's input with those texts scrubbed.
 import type { LaneEntry } from './types.js';
 import { asBlocks, toolResultIds, toolUseIds } from '../../sessions/core/history-view.js';
+import { needlesOf, scrubValue } from '../../../shared/scrub-texts.js';
 
-/** The prefix of a deleted text searched for (the snapshot quotes messages as snippets). */
-export const PURGE_NEEDLE_CHARS = 60;
-/** Texts shorter than this are matched only by the turn that is the message, never as quotes. */
-export const PURGE_MIN_NEEDLE_CHARS = 12;
-export const DELETED_MARKER = '[deleted message]';
-
-/** The needle stored for a deleted or edited text, or null when it is too short to be specific. */
-export function purgeNeedle(text: string): string | null {
-  const trimmed = text.trim();
-  if (trimmed.length < PURGE_MIN_NEEDLE_CHARS) return null;
-  return Array.from(trimmed).slice(0, PURGE_NEEDLE_CHARS).join('');
-}
-
-const needlesOf = (texts: readonly string[]) =>
-  [...new Set(texts.flatMap((t) => [t.trim(), purgeNeedle(t)]).filter((t): t is string => !!t))].sort(
-    (a, b) => b.length - a.length,
-  );
-
-function scrubValue(value: unknown, needles: readonly string[]): unknown {
-  if (typeof value === 'string') {
-    let out = value;
-    for (const needle of needles) out = out.split(needle).join(DELETED_MARKER);
-    return out;
-  }
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, needles));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, needles)]));
-  }
-  return value;
-}
+export {
+  DELETED_MARKER,
+  PURGE_MIN_NEEDLE_CHARS,
+  PURGE_NEEDLE_CHARS,
+  purgeNeedle,
+  scrubText,
+} from '../../../shared/scrub-texts.js';
 
 const holds = (entry: LaneEntry, needles: readonly string[]) => {
   const text = JSON.stringify(entry.content);
