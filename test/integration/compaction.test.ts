@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 import { at, ingest } from '../helpers/channel.js';
+import { SLOW_TEST_TIMEOUT_MS, waitUntil } from '../helpers/wait.js';
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -405,42 +406,47 @@ describe('edits and deletes', () => {
 });
 
 describe('background jobs', () => {
-  it('a worker picks up queued compactions and stores their result', async () => {
-    const worker = await createTestApp({ testDb: ctx.testDb, env: { COMPACTION_WORKERS: '1' } });
-    try {
-      const tenant = await worker.tenant();
-      const created = await tenant.inject({
-        method: 'POST',
-        url: '/v1/sessions',
-        payload: { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: 'CJOB' },
-      });
-      const id = created.json().session.id as string;
-      const turns = Array.from({ length: 32 }, (_, i) => ({
-        role: i % 2 === 0 ? 'user' : 'assistant',
-        content: `job turn ${i}: deploy ${3000 + i}`,
-      }));
-      // 32 entries: over the 30-entry threshold, and the session has made no context call: the
-      // append itself queues a job.
-      await tenant.inject({ method: 'POST', url: `/v1/sessions/${id}/turns`, payload: { turns } });
-      const lane = async () => (await tenant.inject({ url: laneUrl(id, 'root:CJOB') })).json();
-      const deadline = Date.now() + 30_000;
-      while ((await lane()).summary_version === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
+  it(
+    'a worker picks up queued compactions and stores their result',
+    async () => {
+      const worker = await createTestApp({ testDb: ctx.testDb, env: { COMPACTION_WORKERS: '1' } });
+      try {
+        const tenant = await worker.tenant();
+        const created = await tenant.inject({
+          method: 'POST',
+          url: '/v1/sessions',
+          payload: { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: 'CJOB' },
+        });
+        const id = created.json().session.id as string;
+        const turns = Array.from({ length: 32 }, (_, i) => ({
+          role: i % 2 === 0 ? 'user' : 'assistant',
+          content: `job turn ${i}: deploy ${3000 + i}`,
+        }));
+        // 32 entries: over the 30-entry threshold, and the session has made no context call: the
+        // append itself queues a job.
+        await tenant.inject({ method: 'POST', url: `/v1/sessions/${id}/turns`, payload: { turns } });
+        const lane = async () => (await tenant.inject({ url: laneUrl(id, 'root:CJOB') })).json();
+        await waitUntil(async () => (await lane()).summary_version !== 0, { intervalMs: 200 });
+        expect((await lane()).summary_version).toBe(1);
+        const queued = await tenant.inject({
+          method: 'POST',
+          url: `/v1/sessions/${id}/compact`,
+          payload: {},
+        });
+        expect(queued.statusCode).toBe(202);
+        let job = queued.json();
+        while (job.state !== 'completed' && job.state !== 'failed') {
+          await new Promise((r) => setTimeout(r, 200));
+          job = (
+            await tenant.inject({ url: `/v1/sessions/${id}/compact/jobs/${queued.json().job_id}` })
+          ).json();
+        }
+        expect(job.state).toBe('completed');
+        expect(job.result.session_id).toBe(id);
+      } finally {
+        await worker.close();
       }
-      expect((await lane()).summary_version).toBe(1);
-      const queued = await tenant.inject({ method: 'POST', url: `/v1/sessions/${id}/compact`, payload: {} });
-      expect(queued.statusCode).toBe(202);
-      let job = queued.json();
-      while (job.state !== 'completed' && job.state !== 'failed' && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-        job = (
-          await tenant.inject({ url: `/v1/sessions/${id}/compact/jobs/${queued.json().job_id}` })
-        ).json();
-      }
-      expect(job.state).toBe('completed');
-      expect(job.result.session_id).toBe(id);
-    } finally {
-      await worker.close();
-    }
-  }, 60_000);
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
 });

