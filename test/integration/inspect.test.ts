@@ -391,6 +391,312 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     }
   }, 120_000);
 
+  /** Pairs of visible elements matched by `selector` (siblings in a layout) whose boxes overlap. */
+  async function overlaps(selector: string) {
+    const boxes = await page.$$eval(selector, (nodes) =>
+      nodes
+        .map((n) => {
+          const r = n.getBoundingClientRect();
+          const name = `${n.tagName.toLowerCase()}${n.id ? `#${n.id}` : ''}.${n.className}[${n.getAttribute('data-testid') ?? n.getAttribute('data-mark') ?? n.parentElement?.getAttribute('data-mark') ?? ''}]`;
+          return { name, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+        })
+        .filter((b) => b.right - b.left > 0 && b.bottom - b.top > 0),
+    );
+    const found: string[] = [];
+    boxes.forEach((a, i) =>
+      boxes.slice(i + 1).forEach((b) => {
+        const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (x > 0.5 && y > 0.5) found.push(`${a.name} × ${b.name}`);
+      }),
+    );
+    return { count: boxes.length, found };
+  }
+
+  /** The layout at the page's current width: nothing overlaps, nothing runs past the window. */
+  async function expectCleanLayout() {
+    for (const selector of [
+      'main > nav, main > article',
+      '#key-form > :not([hidden])',
+      '#session-tools > :not([hidden])',
+      '.inline-form > *',
+      '#turn > *',
+      '[data-testid="budget"] > *',
+      '.bar:not(.zoom) .mark span',
+      '[data-testid="find"] > *',
+    ]) {
+      const { found } = await overlaps(selector);
+      expect(found, `${selector} at ${page.viewportSize()!.width} px`).toEqual([]);
+    }
+    const { count } = await overlaps('.bar:not(.zoom) .mark span');
+    expect(count).toBe(3);
+    const widths = (await page.evaluate(
+      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+    )) as { scroll: number; client: number };
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+  }
+
+  it('was X in the payload, and if not, why: a retrieval item a small cap left out, found with its reason in one view; tokens per block, cost, diff, search and a dry run', async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { session_key: 'why-not' },
+    });
+    const sessionId = created.json().session.id as string;
+    const facts = {
+      sent: 'The zeppelin hangar key code is rotated every quarter by the facilities team.',
+      dropped: 'The zeppelin mooring mast inspection happens every spring, run by the quartermaster.',
+    };
+    for (const text of Object.values(facts)) {
+      const memory = await t.inject({
+        method: 'POST',
+        url: '/v1/memories',
+        payload: { scope: 'session', scope_key: 'why-not', type: 'fact', text },
+      });
+      expect(memory.statusCode).toBe(201);
+    }
+    const message = { content: 'Tell me about the zeppelin hangar and mooring schedule' };
+    const context = (payload: Record<string, unknown>) =>
+      t.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/context`, payload });
+    // Both fit with no cap: a cap one token short of their block leaves one out.
+    const whole = (await context({ message, dry_run: true })).json();
+    expect(whole.context.retrieved).toHaveLength(2);
+    const cap = whole.budget.components.memories - 1;
+    const first = await context({ message, budget: { max_context_tokens: cap } });
+    expect(first.statusCode).toBe(200);
+    const seq = first.json().turn_seq as number;
+    const answered = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/turns`,
+      payload: {
+        turns: [
+          {
+            role: 'assistant',
+            content: 'The hangar code rotates quarterly.',
+            usage: { input_tokens: 900, cache_read_input_tokens: 0, cache_creation_input_tokens: 800 },
+          },
+        ],
+      },
+    });
+    expect(answered.statusCode, answered.body).toBe(201);
+    const second = await context({ message: { content: 'And who runs the mooring inspection?' } });
+    expect(second.statusCode).toBe(200);
+    const seq2 = second.json().turn_seq as number;
+
+    const entry = (await logEntry(sessionId, seq)) as LogEntry & {
+      left_out: { counts: Record<string, number>; items: { id: string; reason: string; excerpt: string }[] };
+      budget: { cost: { billed_input: number; basis: string } };
+    };
+    expect(entry.left_out.counts).toEqual({ did_not_fit: 1 });
+    const dropped = entry.left_out.items[0]!;
+    expect(dropped.excerpt).toBe(facts.dropped);
+
+    await signIn();
+    await page.waitForSelector(`[data-session="${sessionId}"]`);
+    await openTurn(sessionId, seq);
+
+    // One view: type the dropped item's words; the answer is "not in this payload" with its reason.
+    await page.fill('#find-text', 'mooring mast');
+    await page.click('#find-form button[type="submit"]');
+    const find = page.locator('[data-testid="find-result"]');
+    await find.locator(`[data-left-out="${dropped.id}"]`).waitFor();
+    expect(await find.getAttribute('data-verdict')).toBe('left-out');
+    expect(await find.locator('.verdict').textContent()).toContain('No: not in this payload');
+    const why = await find.locator(`[data-left-out="${dropped.id}"]`).textContent();
+    expect(why).toContain('did_not_fit');
+    expect(why).toContain('did not fit the room left for retrieved material');
+    // …and no turn of the session said it (it is a memory): the same view says so.
+    await find.getByText('No turn of the session says it').waitFor();
+    // The item that was sent is found in the payload, in the retrieved block.
+    await page.fill('#find-text', 'hangar key code');
+    await page.click('#find-form button[type="submit"]');
+    await find.locator('[data-found]').first().waitFor();
+    expect(await find.getAttribute('data-verdict')).toBe('in-payload');
+    expect(await find.locator('[data-found="this-turn"][data-source="retrieved_context"]').count()).toBe(1);
+
+    // The left-out panel lists it with its reason.
+    const row = page.locator(`[data-testid="left-out"] tr[data-left-out="${dropped.id}"]`);
+    expect(await row.getAttribute('data-reason')).toBe('did_not_fit');
+
+    // Tokens per block: the API's counts, the categories summing to the total.
+    const tokens = (
+      await t.inject({ url: `/v1/sessions/${sessionId}/context-log/${seq}/tokens` })
+    ).json() as { total: number; messages: { blocks: number[] }[] };
+    await page.waitForSelector('[data-testid="tokens"] table');
+    expect(await page.textContent('[data-field="tokens.total"]')).toBe(formatTokens(tokens.total));
+    const categories = await page.$$eval('[data-testid="tokens"] td[data-field^="tokens."]', (nodes) =>
+      nodes.map((n) => [n.getAttribute('data-field'), Number(n.textContent!.replace(/,/g, ''))] as const),
+    );
+    const byCategory = Object.fromEntries(categories) as Record<string, number>;
+    const { 'tokens.total': total, ...parts } = byCategory;
+    expect(Object.values(parts).reduce((a, b) => a + b, 0)).toBe(total);
+    expect(byCategory['tokens.retrieved']).toBeGreaterThan(0);
+    const badges = await page.$$eval('[data-testid="payload"] .badge.tokens', (nodes) =>
+      nodes.map((n) => Number(n.getAttribute('data-tokens'))),
+    );
+    const payload = (
+      await t.inject({ url: `/v1/sessions/${sessionId}/context-log/${seq}/payload` })
+    ).json() as {
+      system?: unknown[];
+      tools?: unknown[];
+      messages: { content: { type: string; text?: string }[] }[];
+    };
+    const lastBlocks = payload.messages.at(-1)!.content;
+    const retrievedAt = lastBlocks.findIndex((b) => b.text?.startsWith('<retrieved_context'));
+    expect(byCategory['tokens.retrieved']).toBe(tokens.messages.at(-1)!.blocks[retrievedAt]);
+    expect(badges.length).toBe(
+      (payload.system?.length ?? 0) +
+        (payload.tools?.length ?? 0) +
+        tokens.messages.reduce((n, m) => n + m.blocks.length, 0),
+    );
+
+    // Cost per turn, beside the usage the bot reported for the reply; the session's totals.
+    expect(await page.textContent('[data-field="cost.billed_input"]')).toBe(
+      formatTokens(entry.budget.cost.billed_input),
+    );
+    expect(await page.textContent('[data-field="cost.basis"]')).toBe(entry.budget.cost.basis);
+    await page.waitForSelector('[data-field="cost.reported"]');
+    expect(await page.textContent('[data-field="cost.reported"]')).toContain('input 900');
+    const session = (await t.inject({ url: `/v1/sessions/${sessionId}` })).json() as {
+      cost_totals: { billed_input: number; calls: number };
+      next_seq: number;
+    };
+    expect(session.cost_totals.calls).toBe(2);
+    // A reload reopens the turn; the session's totals are the API's.
+    await page.reload();
+    await page.waitForSelector('[data-testid="payload"]');
+    expect(await page.textContent('[data-field="totals.billed_input"]')).toBe(
+      formatTokens(session.cost_totals.billed_input),
+    );
+    expect(await page.textContent(`#turns [data-seq="${seq}"] [data-field="billed"]`)).toContain(
+      formatTokens(entry.budget.cost.billed_input),
+    );
+
+    // The diff with the previous turn: the new exchange added, the old turn's retrieved block gone.
+    await page.click(`#turns [data-seq="${seq2}"]`);
+    await page.waitForSelector('[data-testid="diff"] [data-diff]');
+    expect(
+      await page.locator('[data-testid="diff"] [data-diff="added"][data-section="this-turn"]').count(),
+    ).toBe(1);
+    expect(
+      await page.locator('[data-testid="diff"] [data-diff="added"][data-section="history"]').count(),
+    ).toBe(1);
+    // The previous turn's stored part is this payload's history: nothing of it removed.
+    expect(await page.locator('[data-testid="diff"] [data-diff="removed"]').count()).toBe(0);
+    expect(await page.textContent('[data-field="diff.this_turn"]')).not.toBe('0');
+
+    // Search across the session's turns: the hit opens the call that sent it, the word looked for.
+    await page.fill('#search-text', 'mooring inspection');
+    await page.click('#search-form button[type="submit"]');
+    await page.locator(`[data-hit="${seq2}"]`).click();
+    await page.locator('[data-testid="find-result"] [data-found]').first().waitFor();
+    expect(await page.textContent('#turn h2')).toContain(`Turn #${seq2}`);
+    expect(await page.inputValue('#find-text')).toBe('mooring inspection');
+
+    // The dry-run box: what a context call with this question would get, with what it leaves out.
+    await page.fill('#dry-run-text', 'Tell me about the zeppelin hangar and mooring schedule');
+    await page.fill('#dry-run-cap', String(cap));
+    await page.click('#dry-run-form button[type="submit"]');
+    await page.waitForSelector('[data-testid="dry-run-question"]');
+    expect(await page.locator('#turn').getAttribute('data-dry-run')).toBe('true');
+    await page.waitForSelector('[data-testid="left-out"] tr[data-left-out]');
+    expect(
+      await page.locator('[data-testid="left-out"] tr[data-reason="did_not_fit"]').count(),
+    ).toBeGreaterThan(0);
+    expect(await page.textContent('[data-testid="payload"] [data-section="this-turn"]')).toContain(
+      'zeppelin hangar and mooring schedule',
+    );
+    const after = (await t.inject({ url: `/v1/sessions/${sessionId}` })).json();
+    expect(after.next_seq).toBe(session.next_seq);
+    expect(after.cost_totals).toEqual(session.cost_totals); // a dry run stores nothing
+
+    // Another tenant's key reads none of it.
+    const other = await ctx.tenant();
+    for (const url of [
+      `/v1/sessions/${sessionId}/context-log`,
+      `/v1/sessions/${sessionId}/context-log/${seq}/tokens`,
+      `/v1/sessions/${sessionId}/transcript`,
+    ]) {
+      expect((await other.inject({ url })).statusCode, url).toBe(404);
+    }
+    expect(pageErrors).toEqual([]);
+
+    // Both turns at 1400 and at 800 px: nothing overlaps, nothing runs past the window.
+    for (const at of [seq, seq2]) {
+      await page.click(`#turns [data-seq="${at}"]`);
+      await page.waitForSelector('[data-testid="payload"]');
+      await page.waitForSelector('[data-testid="tokens"] table');
+      await page
+        .locator('[data-testid="diff"]')
+        .getByText('loading the previous turn')
+        .waitFor({ state: 'detached' });
+      for (const width of [1400, 800]) {
+        await page.setViewportSize({ width, height: 1000 });
+        await expectCleanLayout();
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({
+          path: join(ARTIFACTS, `inspect-why-not-${at}-${width}.png`),
+          fullPage: true,
+        });
+      }
+      await expectBudgetDrawn(await logEntry(sessionId, at));
+      await page.setViewportSize({ width: 1400, height: 1000 });
+    }
+    expect(pageErrors).toEqual([]);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+  }, 120_000);
+
+  it('stored markup is shown as text everywhere: turns, memories, search, find, dry run', async () => {
+    const markup = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`;
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { session_key: `xss ${markup}` },
+    });
+    const sessionId = created.json().session.id as string;
+    const memory = await t.inject({
+      method: 'POST',
+      url: '/v1/memories',
+      payload: { scope: 'session', scope_key: `xss ${markup}`, type: 'fact', text: `quokka facts ${markup}` },
+    });
+    expect(memory.statusCode).toBe(201);
+    await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/turns`,
+      payload: {
+        turns: [
+          { role: 'user', content: `quokka ${markup}` },
+          { role: 'assistant', content: markup },
+        ],
+      },
+    });
+    const reply = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/context`,
+      payload: { message: { content: `quokka ${markup}` }, budget: { max_context_tokens: 60 } },
+    });
+    expect(reply.statusCode).toBe(200);
+    const seq = reply.json().turn_seq as number;
+
+    await signIn();
+    await page.waitForSelector(`[data-session="${sessionId}"]`);
+    await openTurn(sessionId, seq);
+    await page.fill('#find-text', 'onerror');
+    await page.click('#find-form button[type="submit"]');
+    await page.locator('[data-testid="find-result"] ul.said li').first().waitFor();
+    await page.fill('#search-text', 'script');
+    await page.click('#search-form button[type="submit"]');
+    await page.locator('[data-hit]').first().waitFor();
+    await page.fill('#dry-run-text', `quokka ${markup}`);
+    await page.click('#dry-run-form button[type="submit"]');
+    await page.waitForSelector('[data-testid="dry-run-question"]');
+    expect(await page.textContent('[data-testid="dry-run-question"]')).toContain(markup);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(await page.textContent(`[data-session="${sessionId}"]`)).toContain(markup);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
   it("the marks are the instance's thresholds", async () => {
     const tuned = await createTestApp({
       env: { COMPACT_TRIGGER: '0.9', HARD_BLOCK: '0.97' },

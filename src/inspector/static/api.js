@@ -37,3 +37,20 @@ export async function api(path) {
 }
 
 export const sessionPath = (id, rest = '') => `/v1/sessions/${encodeURIComponent(id)}${rest}`;
+
+/** POST a JSON body to a /v1 path (already encoded) and return the reply's JSON. */
+export async function apiPost(path, body) {
+  const key = storedKey();
+  if (!key) throw new ApiError(401, 'auth.missing_key', 'paste an API key first');
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const reply = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = reply?.error ?? {};
+    throw new ApiError(response.status, error.code ?? 'http_error', error.message ?? response.statusText);
+  }
+  return reply;
+}

@@ -28,14 +28,39 @@ function segment(name, tokens, whole, label) {
   return node;
 }
 
-function mark(name, at) {
+/**
+ * A threshold's dashed line and its label. Labels of marks close together (95% and 98% are ~20 px
+ * apart on a narrow bar) go on alternate rows above the bar, so they never overlap.
+ */
+function mark(name, at, row) {
   const node = h(
     'div',
-    { class: 'mark', dataset: { mark: name, share: at }, title: `${name} at ${formatPercent(at)}` },
+    {
+      class: `mark row-${row}`,
+      dataset: { mark: name, share: at },
+      title: `${name} at ${formatPercent(at)}`,
+    },
     h('span', {}, formatPercent(at).replace('.0%', '%')),
   );
   node.style.left = `${at * 100}%`;
   return node;
+}
+
+/** Shares closer than this (of the bar) put the later label on the other row. */
+const CLOSE_MARKS = 0.08;
+
+/** [name, share, row] of each mark in share order; a mark close to the one before takes the other row. */
+function markRows(thresholds) {
+  const marks = [
+    ['compact_soon', thresholds.compact_soon],
+    ['compact_trigger', thresholds.compact_trigger],
+    ['hard_block', thresholds.hard_block],
+  ];
+  let row = 0;
+  return marks.map(([name, at], i) => {
+    row = i > 0 && at - marks[i - 1][1] < CLOSE_MARKS ? 1 - row : 0;
+    return [name, at, row];
+  });
 }
 
 /** The bar, its legend and the report as text. `thresholds` are the instance's (/inspect/thresholds.json). */
@@ -47,9 +72,7 @@ export function renderBudget(budget, thresholds) {
     { class: 'bar', role: 'img', 'aria-label': `budget: ${formatPercent(budget.percentage)} of the window` },
     COMPONENTS.map((name) => segment(name, budget.components[name] ?? 0, window, name)),
     segment('margin', margin, window, 'safety margin × calibration'),
-    mark('compact_soon', thresholds.compact_soon),
-    mark('compact_trigger', thresholds.compact_trigger),
-    mark('hard_block', thresholds.hard_block),
+    markRows(thresholds).map(([name, at, row]) => mark(name, at, row)),
   );
   const legend = h(
     'table',

@@ -1,19 +1,16 @@
 // A logged payload as the model saw it: system blocks, tools, the history, and this turn with each
 // context block labelled by its source (the tag assembly wrapped it in). Cache breakpoints are
 // shown where the payload carries cache_control.
-import { h } from './dom.js';
+import { formatTokens, h } from './dom.js';
+import { contextBlockLabel, isOpenAI } from './units.js';
 
-const CONTEXT_BLOCK = /^<([a-z_]+)((?:\s+[a-z_]+="[^"]*")*)\s*>/;
+export { contextBlockLabel };
 
-/** The source label of a text block assembly wrapped (`<retrieved_context … trust="untrusted">`), or null. */
-export function contextBlockLabel(text) {
-  const match = CONTEXT_BLOCK.exec(text);
-  if (!match) return null;
-  const attributes = [...match[2].matchAll(/([a-z_]+)="([^"]*)"/g)]
-    .filter(([, name]) => name !== 'trust')
-    .map(([, name, value]) => `${name}=${value}`);
-  return { source: match[1], detail: attributes.join(' ') };
-}
+/** "123 tok" beside a block, when its tokens are known. */
+const tokenBadge = (tokens) =>
+  tokens === null || tokens === undefined
+    ? null
+    : h('span', { class: 'badge tokens', dataset: { tokens } }, `${formatTokens(tokens)} tok`);
 
 const breakpointBadge = (item) =>
   item && typeof item === 'object' && item.cache_control
@@ -53,7 +50,7 @@ function blockBody(block) {
   }
 }
 
-function blockView(block, fallbackLabel) {
+function blockView(block, fallbackLabel, tokens = null) {
   const label = block.type === 'text' ? contextBlockLabel(block.text) : null;
   const source = label ? label.source : fallbackLabel;
   return h(
@@ -63,6 +60,7 @@ function blockView(block, fallbackLabel) {
       'div',
       { class: 'block-head' },
       h('span', { class: 'badge source' }, source),
+      tokenBadge(tokens),
       label?.detail ? h('span', { class: 'meta' }, label.detail) : null,
       block.type !== 'text' ? h('span', { class: 'meta' }, block.type) : null,
       breakpointBadge(block),
@@ -71,14 +69,24 @@ function blockView(block, fallbackLabel) {
   );
 }
 
-function messageView(message, index, { isThisTurn }) {
+function messageView(message, index, { isThisTurn, measured }) {
   const blocks =
     typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  const total = measured ? measured.overhead + measured.blocks.reduce((a, b) => a + b, 0) : null;
   return h(
     'div',
     { class: `message role-${message.role}`, dataset: { index, role: message.role } },
-    h('div', { class: 'message-head' }, `#${index} ${message.role}${isThisTurn ? ' — this turn' : ''}`),
-    (blocks ?? []).map((block) => blockView(block, isThisTurn ? 'user content' : message.role)),
+    h(
+      'div',
+      { class: 'message-head' },
+      `#${index} ${message.role}${isThisTurn ? ' — this turn' : ''}`,
+      total === null
+        ? null
+        : h('span', { class: 'meta', dataset: { unitTokens: total } }, ` · ${formatTokens(total)} tokens`),
+    ),
+    (blocks ?? []).map((block, j) =>
+      blockView(block, isThisTurn ? 'user content' : message.role, measured?.blocks[j] ?? null),
+    ),
     message.tool_calls ? h('pre', {}, JSON.stringify(message.tool_calls, null, 2)) : null,
   );
 }
@@ -92,13 +100,20 @@ function section(title, count, ...children) {
   );
 }
 
-/** The Anthropic payload (or its OpenAI rendering) of one logged call. */
-export function renderPayload(payload) {
-  const openai = !payload.system && payload.messages.some((m) => m.role === 'system' || m.role === 'tool');
+/**
+ * The Anthropic payload (or its OpenAI rendering) of one logged call; `tokens` (GET
+ * …/context-log/{seq}/tokens, or null) puts each block's tokens beside it.
+ */
+export function renderPayload(payload, tokens = null) {
+  const openai = isOpenAI(payload);
+  const systemAt = openai ? payload.messages.flatMap((m, i) => (m.role === 'system' ? [i] : [])) : [];
   const system = openai
-    ? payload.messages.filter((m) => m.role === 'system').map((m) => ({ type: 'text', text: m.content }))
+    ? systemAt.map((i) => ({ type: 'text', text: payload.messages[i].content }))
     : (payload.system ?? []);
-  const messages = openai ? payload.messages.filter((m) => m.role !== 'system') : payload.messages;
+  const systemTokens = openai ? systemAt.map((i) => tokens?.messages[i]?.blocks[0]) : (tokens?.system ?? []);
+  const messageAt = payload.messages.flatMap((m, i) => (openai && m.role === 'system' ? [] : [i]));
+  const messages = messageAt.map((i) => payload.messages[i]);
+  const measuredAt = (k) => tokens?.messages[messageAt[k]] ?? null;
   const tools = payload.tools ?? [];
   const last = messages.length - 1;
   return h(
@@ -120,6 +135,7 @@ export function renderPayload(payload) {
             'div',
             { class: 'block-head' },
             h('span', { class: 'badge source' }, `system #${i}`),
+            tokenBadge(systemTokens[i]),
             breakpointBadge(block),
           ),
           h('pre', {}, block.text),
@@ -132,11 +148,13 @@ export function renderPayload(payload) {
       h(
         'ul',
         { class: 'tools' },
-        tools.map((tool) =>
+        tools.map((tool, i) =>
           h(
             'li',
             {},
             h('code', {}, tool.name ?? tool.function?.name ?? tool.type),
+            ' ',
+            tokenBadge(tokens?.tools[i]),
             ' ',
             h('span', { class: 'meta' }, tool.description ?? tool.function?.description ?? tool.type ?? ''),
             breakpointBadge(tool),
@@ -147,12 +165,14 @@ export function renderPayload(payload) {
     section(
       'History',
       Math.max(0, last),
-      messages.slice(0, last).map((m, i) => messageView(m, i, { isThisTurn: false })),
+      messages
+        .slice(0, last)
+        .map((m, i) => messageView(m, i, { isThisTurn: false, measured: measuredAt(i) })),
     ),
     section(
       'This turn',
       last >= 0 ? 1 : 0,
-      last >= 0 ? messageView(messages[last], last, { isThisTurn: true }) : null,
+      last >= 0 ? messageView(messages[last], last, { isThisTurn: true, measured: measuredAt(last) }) : null,
     ),
   );
 }
