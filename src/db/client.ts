@@ -409,6 +409,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
           connection: { application_name: 'contextd-reads' },
         })
       : null;
+    if (readSql) {
+      // drizzle sets its pass-through parsers and serializers (timestamps, json/jsonb parameters as
+      // the text it built) on the client it is given: the proxy below hands it the primary's, so
+      // the replica's connection gets the same, or a jsonb parameter would be encoded twice.
+      Object.assign(readSql.options.parsers, sql.options.parsers);
+      Object.assign(readSql.options.serializers, sql.options.serializers);
+    }
     const readDb = readSql
       ? (drizzlePostgres({
           client: replicaClient(

@@ -120,6 +120,64 @@ describe.skipIf(!privatePostgresAvailable)('a read replica (DATABASE_READ_URL)',
     expect(fallbacks).toHaveLength(0);
   });
 
+  it('serves context-log pages, logged payloads and the lane view from the replica', async () => {
+    const call = async (text: string) => {
+      const reply = await tenant.inject({
+        method: 'POST',
+        url: `/v1/sessions/${sessionId}/context`,
+        payload: { message: { content: text } },
+      });
+      expect(reply.statusCode, reply.body).toBe(200);
+      return reply.json().turn_seq as number;
+    };
+    const logSeqs = async () => {
+      const reply = await tenant.inject({ url: `/v1/sessions/${sessionId}/context-log?limit=100` });
+      expect(reply.statusCode, reply.body).toBe(200);
+      return (reply.json().entries as { turn_seq: number }[]).map((e) => e.turn_seq);
+    };
+    const laneView = async (laneKey: string) => {
+      const reply = await tenant.inject({
+        url: `/v1/sessions/${sessionId}/lanes/${encodeURIComponent(laneKey)}?expand=true&limit=100`,
+      });
+      expect(reply.statusCode, reply.body).toBe(200);
+      return reply.json() as { kept_entries: number; version: number };
+    };
+    const first = await call('first logged call');
+    await caughtUp();
+    expect(await logSeqs()).toContain(first);
+    const [entry] = (await tenant.inject({ url: `/v1/sessions/${sessionId}/context-log?limit=1` })).json()
+      .entries as { lane_key: string }[];
+    const laneKey = entry!.lane_key;
+    const laneBefore = await laneView(laneKey);
+
+    await replicaSql`select pg_wal_replay_pause()`;
+    try {
+      const second = await call('second logged call');
+      // Stale: the replica has neither the call's log row nor its turn.
+      expect(await logSeqs()).not.toContain(second);
+      const payload = await tenant.inject({ url: `/v1/sessions/${sessionId}/context-log/${second}/payload` });
+      expect(payload.statusCode).toBe(404);
+      expect((await laneView(laneKey)).kept_entries).toBe(laneBefore.kept_entries);
+      // The next context call reads the primary: it sees its own previous turn.
+      const third = await tenant.inject({
+        method: 'POST',
+        url: `/v1/sessions/${sessionId}/context`,
+        payload: { message: { content: 'what did I just say?' } },
+      });
+      expect(JSON.stringify(third.json().payload.messages)).toContain('second logged call');
+    } finally {
+      await replicaSql`select pg_wal_replay_resume()`;
+    }
+    await caughtUp();
+    const seqs = await logSeqs();
+    expect(seqs.length).toBeGreaterThanOrEqual(3);
+    const last = seqs[seqs.length - 1]!;
+    const payload = await tenant.inject({ url: `/v1/sessions/${sessionId}/context-log/${last}/payload` });
+    expect(payload.statusCode, payload.body).toBe(200);
+    expect((await laneView(laneKey)).kept_entries).toBeGreaterThan(laneBefore.kept_entries);
+    expect(fallbacks).toHaveLength(0);
+  });
+
   it('measures how many reads right after a write miss it on the replica (printed, not asserted)', async () => {
     let misses = 0;
     const writes = 20;

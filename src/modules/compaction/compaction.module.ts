@@ -7,6 +7,7 @@ import { AppError } from '../../shared/errors.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { createCompactionRepository } from './compaction.repository.js';
 import { createLanesRepository } from '../lanes/lanes.repository.js';
+import { createSessionsRepository } from '../sessions/sessions.repository.js';
 import { createCompactionMetrics } from './compaction.metrics.js';
 import { createCompactionService } from './compaction.service.js';
 import { createCompactionScheduler } from './compaction.scheduler.js';
@@ -99,6 +100,16 @@ export function createCompactionModule(
           throw error;
         }),
     },
+    // The lane view (GET …/lanes/{lane}, its expansion) tolerates replication lag.
+    ...(deps.database.readDb === db
+      ? {}
+      : {
+          laneViewReads: {
+            sessions: createSessionsRepository(deps.database.readDb),
+            lanes: createLanesRepository(deps.database.readDb),
+            repo: createCompactionRepository(deps.database.readDb),
+          },
+        }),
     defaultEffectiveWindow: config.CONTEXT_BUDGET - config.MAX_OUTPUT_TOKENS,
     lockTtlMs: options.lockTtlMs ?? 30_000,
     waitMs: 60_000,

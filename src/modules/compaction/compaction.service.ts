@@ -63,6 +63,15 @@ export interface CompactionServiceDeps {
       id: string;
     }): Promise<{ id: string; sessionKey: string; agentId?: string | null } | null>;
   };
+  /**
+   * Where laneView reads (the read replica when configured: it tolerates replication lag);
+   * `sessions`, `lanes` and `repo` otherwise.
+   */
+  laneViewReads?: {
+    sessions: CompactionServiceDeps['sessions'];
+    lanes: Pick<LanesRepository, 'getLaneState' | 'laneSizes'>;
+    repo: Pick<CompactionRepository, 'recordCount' | 'laneTurns'>;
+  };
   defaultEffectiveWindow: number;
   lockTtlMs: number;
   /** How long `wait` waits for a running compaction. */
@@ -352,18 +361,19 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       after?: number;
     }): Promise<LaneView> {
       const { tenantId, sessionId, laneKey } = params;
-      const session = await deps.sessions.findById({ tenantId, id: sessionId });
+      const reads = deps.laneViewReads ?? { sessions: deps.sessions, lanes: deps.lanes, repo };
+      const session = await reads.sessions.findById({ tenantId, id: sessionId });
       if (!session) throw compactionSessionNotFound(sessionId);
       const [state, sizes, compactions] = await Promise.all([
-        deps.lanes.getLaneState({ tenantId, sessionId, laneKey }),
-        deps.lanes.laneSizes({ tenantId, sessionId, laneKeys: [laneKey] }),
-        repo.recordCount({ tenantId, sessionId, laneKey }),
+        reads.lanes.getLaneState({ tenantId, sessionId, laneKey }),
+        reads.lanes.laneSizes({ tenantId, sessionId, laneKeys: [laneKey] }),
+        reads.repo.recordCount({ tenantId, sessionId, laneKey }),
       ]);
       if (!state && sizes.length === 0) throw laneNotFound(laneKey);
       const through = state?.summarizedThroughSeq ?? 0;
       let expanded: LaneView['expanded'] = null;
       if (params.expand) {
-        const rows = await repo.laneTurns({
+        const rows = await reads.repo.laneTurns({
           tenantId,
           sessionId,
           laneKey,

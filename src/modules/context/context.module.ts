@@ -11,6 +11,8 @@ import type { BlobsService } from '../sessions/blobs.service.js';
 import type { ChannelSearchService } from '../channels/channel-search.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import { createContextService } from './context.service.js';
+import { createContextLogReader } from './context.log.js';
+import { createContextRepository } from './context.repository.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import { createLanesService } from './lanes.service.js';
 import type { ManifestService } from '../sessions/manifest.service.js';
@@ -72,6 +74,16 @@ export function createContextServices(
     }),
     createContextMetrics(deps.metrics.registry),
   );
+  // Context-log pages and logged payloads (the inspector's reads) tolerate replication lag: the
+  // read replica when there is one. The latest call's deferred tools (tool_search) stay here.
+  if (deps.database.readDb !== db) {
+    const replica = createContextLogReader({
+      sessions: createSessionsRepository(deps.database.readDb),
+      context: createContextRepository(deps.database.readDb),
+    });
+    context.contextLog = replica.contextLog;
+    context.loggedPayload = replica.loggedPayload;
+  }
   const tools = withToolMetrics(
     createToolsService({
       sessions,
