@@ -7,6 +7,12 @@ import type { ChannelEvent } from '../../src/shared/channel-events.js';
 /** 2026-01-01T10:00:00Z plus `minute` minutes. */
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
 
+/** Messages in a set, and events of one message at most (create, copy, mention, 3 edits, delete, 5 reactions). */
+const MAX_MESSAGES = 6;
+const MAX_EVENTS_PER_MESSAGE = 12;
+/** The most events an event set holds: what a convergence property's work is bounded by. */
+export const MAX_EVENTS_PER_SET = MAX_MESSAGES * MAX_EVENTS_PER_MESSAGE;
+
 const messagePlan = fc.record({
   created: fc.nat({ max: 4 }).map((n) => n > 0),
   /** Index of an earlier message this one replies to, as an offset back; 0 for none. */
@@ -50,7 +56,7 @@ const messagePlan = fc.record({
  * start with the channel id, so sets of different channels can go to one tenant.
  */
 export function eventSet(channelId: string): fc.Arbitrary<ChannelEvent[]> {
-  const sets = fc.array(messagePlan, { minLength: 2, maxLength: 6 }).map((plans) => {
+  const sets = fc.array(messagePlan, { minLength: 2, maxLength: MAX_MESSAGES }).map((plans) => {
     let nextEventId = 0;
     const eventId = (wanted: boolean) =>
       wanted ? { event_id: `${channelId}.Ev${String(nextEventId++).padStart(3, '0')}` } : {};
