@@ -1,7 +1,8 @@
 // /mcp over real HTTP with the SDK's own Client and StreamableHTTPClientTransport, against the app
-// listening on a port: tools listed for the bound session, channel_context giving what the REST
-// tool gives, scoping (another tenant's session, another channel's memories, inputs naming a
-// channel), bad input as a tool error, the API key, and statelessness across two replicas.
+// listening on a port: tools listed for the bound session with titles, annotations and output
+// schemas, results the SDK checks against them, channel_context giving what the REST tool gives,
+// scoping (another tenant's session, another channel's memories, inputs naming a channel), bad
+// arguments as a tool error in the tool's terms, the API key, and statelessness across two replicas.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   StreamableHTTPClientTransport,
@@ -73,7 +74,7 @@ describe('MCP endpoint /mcp', () => {
     sessionId = await session(t, 'CM1');
   });
 
-  it("lists the session's tools and MCP's own", async () => {
+  it("lists the session's tools and MCP's own, each with a title, annotations, an output schema and described parameters", async () => {
     const client = await connect(sessionId, t.key);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
@@ -84,20 +85,74 @@ describe('MCP endpoint /mcp', () => {
         'get_context',
         'memory_search',
         'read_result',
-        'search_memories',
         'tool_search',
       ].sort(),
     );
+    for (const tool of tools) {
+      expect(tool.title, tool.name).toMatch(/\w/);
+      expect(tool.description, tool.name).toMatch(/\w/);
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(Object.keys(tool.outputSchema?.properties ?? {}).length, tool.name).toBeGreaterThan(0);
+      const hints = tool.annotations!;
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        expect(typeof hints[hint], `${tool.name} ${hint}`).toBe('boolean');
+      }
+      for (const [parameter, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        expect((schema as { description?: string }).description, `${tool.name}.${parameter}`).toMatch(/\w/);
+      }
+    }
+    const hintsOf = (name: string) => tools.find((tool) => tool.name === name)!.annotations!;
+    // The one tool that changes the session says so; the rest only read.
+    expect(hintsOf('compact_context')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    for (const tool of tools.filter((tool) => tool.name !== 'compact_context')) {
+      expect(tool.annotations!.readOnlyHint, tool.name).toBe(true);
+    }
+    expect(hintsOf('channel_context').openWorldHint).toBe(true);
     const channelContext = tools.find((tool) => tool.name === 'channel_context')!;
     expect(channelContext.inputSchema.required).toEqual(['intent']);
     // The same definitions the REST endpoint hands the model.
     const rest = (await t.inject({ url: `/v1/sessions/${sessionId}/tools` })).json().tools as {
       name: string;
       description: string;
+      input_schema: unknown;
     }[];
-    expect(channelContext.description).toBe(
-      rest.find((tool) => tool.name === 'channel_context')!.description,
-    );
+    for (const definition of rest) {
+      const listed = tools.find((tool) => tool.name === definition.name)!;
+      expect(listed.description).toBe(definition.description);
+      expect(listed.inputSchema).toEqual(definition.input_schema);
+    }
+  });
+
+  it("every tool's result carries structuredContent its output schema accepts (the SDK client checks it)", async () => {
+    const client = await connect(sessionId, t.key);
+    // listTools gives the client the output schemas it validates every result against.
+    await client.listTools();
+    const calls: [string, Record<string, unknown>][] = [
+      ['channel_context', { intent: 'billing deploy' }],
+      ['channel_messages', { message_ids: ['m1', 'nope'] }],
+      ['memory_search', { query: 'billing' }],
+      ['tool_search', { query: 'deploy' }],
+      ['get_context', { message: 'what failed in billing?' }],
+      ['compact_context', {}],
+    ];
+    for (const [name, args] of calls) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(result.isError, name).toBe(false);
+      // The structured value is the one the text block carries.
+      expect(result.structuredContent, name).toEqual(
+        expect.objectContaining(
+          Object.fromEntries(Object.entries(JSON.parse(textOf(result)) as object).slice(0, 1)),
+        ),
+      );
+    }
+    const messages = (await client.callTool({
+      name: 'channel_messages',
+      arguments: { message_ids: ['m1', 'nope'] },
+    })) as CallToolResult;
+    expect(messages.structuredContent).toMatchObject({
+      messages: [{ message_id: 'm1' }],
+      missing_ids: ['nope'],
+    });
   });
 
   it('calls channel_context in the session channel, with the reply the REST tool gives', async () => {
@@ -118,28 +173,40 @@ describe('MCP endpoint /mcp', () => {
     expect(rest.json().content[0].text).toBe(text);
   });
 
-  it('bad tool input is a tool error naming the field; a channel in the input is refused', async () => {
+  it('bad arguments are a tool error naming the argument as the tool does, not an HTTP path', async () => {
     const client = await connect(sessionId, t.key);
     const bad = (await client.callTool({
       name: 'channel_context',
       arguments: { intent: 5 },
     })) as CallToolResult;
     expect(bad.isError).toBe(true);
-    expect(textOf(bad)).toContain('tools.invalid_input');
-    expect(textOf(bad)).toContain('body.input.intent');
+    expect(textOf(bad)).toBe(
+      'Invalid arguments for channel_context:\n- intent: expected string, received number',
+    );
     const elsewhere = (await client.callTool({
       name: 'channel_messages',
       arguments: { message_ids: ['x1'], channel_id: 'C-OTHER' },
     })) as CallToolResult;
     expect(elsewhere.isError).toBe(true);
     // As in the REST tool: the inputs have no channel or lane field, so naming one is refused.
-    expect(textOf(elsewhere)).toContain('Unrecognized key: "channel_id"');
-    const badMcpTool = (await client.callTool({
-      name: 'search_memories',
+    expect(textOf(elsewhere)).toBe(
+      'Invalid arguments for channel_messages:\n- Unrecognized key: "channel_id"',
+    );
+    const badType = (await client.callTool({
+      name: 'memory_search',
       arguments: { query: 'x', types: ['not-a-type'] },
     })) as CallToolResult;
-    expect(badMcpTool.isError).toBe(true);
-    expect(textOf(badMcpTool)).toContain('body.input.types.0');
+    expect(badType.isError).toBe(true);
+    expect(textOf(badType)).toMatch(/^Invalid arguments for memory_search:\n- types\.0: /);
+    const badContext = (await client.callTool({
+      name: 'get_context',
+      arguments: { message: '', format: 'xml' },
+    })) as CallToolResult;
+    expect(badContext.isError).toBe(true);
+    expect(textOf(badContext)).toMatch(/^Invalid arguments for get_context:\n- message: .*\n- format: /);
+    for (const result of [bad, elsewhere, badType, badContext]) {
+      expect(textOf(result)).not.toMatch(/body\.input|tools\.invalid_input|"code"/);
+    }
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/no_such_tool/);
   });
 
@@ -182,7 +249,7 @@ describe('MCP endpoint /mcp', () => {
     expect(get.headers.get('allow')).toBe('POST');
   });
 
-  it("search_memories finds the session's memories and none of another channel's", async () => {
+  it("memory_search with types finds the session's memory records (id, type, scope) and none of another channel's", async () => {
     for (const [scopeKey, text] of [
       ['slack:CM1', 'The billing service owner is Ana'],
       ['slack:CM-OTHER', 'The billing service budget is secret'],
@@ -195,13 +262,23 @@ describe('MCP endpoint /mcp', () => {
       expect(created.statusCode).toBeLessThan(300);
     }
     const client = await connect(sessionId, t.key);
+    await client.listTools();
     const result = (await client.callTool({
-      name: 'search_memories',
-      arguments: { query: 'billing service' },
+      name: 'memory_search',
+      arguments: { query: 'billing service', types: ['fact'] },
     })) as CallToolResult;
     expect(result.isError).toBe(false);
-    const { memories } = JSON.parse(textOf(result)) as { memories: { text: string; scope_key: string }[] };
-    expect(memories.map((m) => m.text)).toEqual(['The billing service owner is Ana']);
+    const { results } = result.structuredContent as {
+      results: { kind: string; id: string; text: string; type: string; scope: string; scope_key: string }[];
+    };
+    expect(results.map((r) => r.text)).toEqual(['The billing service owner is Ana']);
+    expect(results[0]).toMatchObject({
+      kind: 'memory',
+      type: 'fact',
+      scope: 'channel',
+      scope_key: 'slack:CM1',
+    });
+    expect(results[0]!.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('get_context assembles the payload as a dry run and records nothing', async () => {

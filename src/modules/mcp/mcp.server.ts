@@ -1,7 +1,7 @@
 // An MCP server (the SDK's low-level Server) for one bound session: tools/list gives the session's
-// built-in tools and MCP's own, tools/call runs them (src/modules/mcp/mcp.tools.ts). A tool that
-// fails on its input or its state is a tool result with isError, which the model can read and
-// act on; an unknown tool name is a protocol error.
+// built-in tools and MCP's own with titles, annotations and output schemas, tools/call runs them
+// (src/modules/mcp/mcp.tools.ts). A tool that fails on its input or its state is a tool result
+// with isError, which the model can read and act on; an unknown tool name is a protocol error.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -12,18 +12,24 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '../../shared/api-version.js';
 import { AppError } from '../../shared/errors.js';
-import { isBuiltinToolName } from '../tools/tools.schemas.js';
-import type { ToolReply } from '../tools/tools.service.js';
 import type { Services } from '../services.js';
-import { mcpToolDefinitions, runSessionTool, type BoundSession } from './mcp.tools.js';
+import {
+  argumentErrorText,
+  isMcpToolName,
+  listedTools,
+  runSessionTool,
+  type BoundSession,
+  type McpToolResult,
+} from './mcp.tools.js';
 
-function toCallToolResult(reply: ToolReply): CallToolResult {
+function toCallToolResult({ reply, structured }: McpToolResult): CallToolResult {
   return {
     content: reply.content.map((block) =>
       block.type === 'text'
         ? block
         : { type: 'image' as const, data: block.source.data, mimeType: block.source.media_type },
     ),
+    ...(structured ? { structuredContent: structured } : {}),
     isError: reply.is_error,
   };
 }
@@ -39,25 +45,18 @@ export function createSessionMcpServer(
     {
       capabilities: { tools: {} },
       instructions:
-        'Tools of one contextd session: search its channel, fetch messages and stored results, search memories, compact the conversation, and see the assembled context.',
+        'Tools of one contextd session: search its channel, fetch messages and stored results, search memories, compact the conversation, and preview the assembled context.',
     },
   );
-  const mcpToolNames = new Set<string>(mcpToolDefinitions.map((t) => t.name));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { tools } = await services.tools.listTools(bound);
-    return {
-      tools: [...tools, ...mcpToolDefinitions].map((t) => ({
-        name: t.name,
-        ...(t.description ? { description: t.description } : {}),
-        inputSchema: t.input_schema as { type: 'object'; [key: string]: unknown },
-      })),
-    };
+    return { tools: listedTools(tools) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: input } = request.params;
-    if (!isBuiltinToolName(name) && !mcpToolNames.has(name)) {
+    if (!isMcpToolName(name)) {
       throw new McpError(ErrorCode.InvalidParams, `no tool named "${name}"`);
     }
     try {
@@ -68,9 +67,10 @@ export function createSessionMcpServer(
         logError(error);
         throw new McpError(ErrorCode.InternalError, 'internal error');
       }
-      // The REST error as the tool's result: its stable code, message and details.
-      const detail = error.details === undefined ? '' : `\n${JSON.stringify(error.details)}`;
-      return { content: [{ type: 'text', text: `${error.code}: ${error.message}${detail}` }], isError: true };
+      // Bad arguments are named as the tool names them; any other refusal is its stable code and
+      // message, which the model can act on.
+      const text = argumentErrorText(name, error) ?? `${error.code}: ${error.message}`;
+      return { content: [{ type: 'text', text }], isError: true };
     }
   });
   return server;

@@ -5,6 +5,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { deepFreeze } from '../../shared/deep-freeze.js';
+import { memoryTypes } from '../memory/core/memories.js';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -83,16 +84,28 @@ export const toolInputSchemas = {
       .max(20)
       .optional()
       .meta({ description: 'Author ids or display names whose messages rank higher.' }),
-    max_results: z.number().int().min(1).max(50).optional().meta({ default: 8 }),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .meta({ default: 8, description: 'How many messages or threads to return.' }),
   }),
   channel_messages: z
     .strictObject({
       thread_id: id.optional().meta({ description: 'Thread to fetch (root + replies).' }),
-      message_ids: z.array(id).max(50).optional(),
+      message_ids: z.array(id).max(50).optional().meta({ description: 'Messages to fetch by id.' }),
       media_artifact_id: id.optional().meta({
         description: 'Artifact id of a media item of this channel (from a media reference); give it alone.',
       }),
-      max_replies: z.number().int().min(1).max(500).optional().meta({ default: 50 }),
+      max_replies: z
+        .number()
+        .int()
+        .min(1)
+        .max(500)
+        .optional()
+        .meta({ default: 50, description: 'Most recent replies of the thread to include.' }),
     })
     .refine((v) => v.thread_id || v.message_ids?.length || v.media_artifact_id, {
       message: 'give thread_id, message_ids or media_artifact_id',
@@ -103,16 +116,40 @@ export const toolInputSchemas = {
     }),
   read_result: z.strictObject({
     ref_id: id.meta({ description: 'The ref_id from the stored-result reference.' }),
-    offset: z.number().int().min(0).optional().meta({ default: 0 }),
-    limit: z.number().int().min(1).max(65_536).optional().meta({ default: 4096 }),
+    offset: z.number().int().min(0).optional().meta({ default: 0, description: 'Byte to start at.' }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(65_536)
+      .optional()
+      .meta({ default: 4096, description: 'Bytes to read (a character is never cut).' }),
   }),
   memory_search: z.strictObject({
-    query: z.string().min(1).max(2000),
-    max_results: z.number().int().min(1).max(50).optional().meta({ default: 8 }),
+    query: z.string().min(1).max(2000).meta({ description: 'What to look for, in words.' }),
+    types: z
+      .array(z.enum(memoryTypes))
+      .min(1)
+      .max(memoryTypes.length)
+      .optional()
+      .meta({ description: 'Only memories of these types (no conversation excerpts).' }),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .meta({ default: 8, description: 'How many results to return.' }),
   }),
   tool_search: z.strictObject({
-    query: z.string().min(1).max(500),
-    max_results: z.number().int().min(1).max(20).optional().meta({ default: 5 }),
+    query: z.string().min(1).max(500).meta({ description: 'What the tool should do, or part of its name.' }),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({ default: 5, description: 'How many tools to return.' }),
   }),
   compact_context: z.strictObject({}),
 } satisfies Record<BuiltinToolName, z.ZodType>;
@@ -146,7 +183,8 @@ const DESCRIPTIONS: Record<BuiltinToolName, string> = {
     'reference with a ref_id). Returns up to `limit` characters starting at `offset`.',
   memory_search:
     'Search durable memories (facts, preferences, outcomes, events, summaries) and earlier ' +
-    "conversation for this session's tenant, channel and user. Returns snippets with a score in [0,1].",
+    "conversation for this session's tenant, channel and user. Returns snippets with a score in [0,1] " +
+    'and, for a memory, its id, type and scope.',
   tool_search:
     'Find tools that were deferred to save context. Returns matching names, descriptions and input ' +
     'schemas; matches become available on the next turn.',

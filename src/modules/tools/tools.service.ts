@@ -27,7 +27,6 @@ import type { ContextService } from '../context/context.service.js';
 import { visibleMemoryScopes } from '../memory/core/visible-scopes.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import type { MemorySearchService } from '../memory/memory-search.service.js';
-import type { MemoryType } from '../memory/memories.repository.js';
 import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionNotFound } from '../sessions/sessions.errors.js';
 import { toolInvalidInput, toolMediaNotFound, toolNeedsChannel, toolNotFound } from './tools.errors.js';
@@ -148,34 +147,6 @@ export function createToolsService(deps: {
   }
 
   return {
-    /**
-     * Durable memory records the session can see (the tenant's, its channel's, its user's, its
-     * own), best first: what the MCP `search_memories` tool returns.
-     */
-    async searchMemories(params: {
-      tenantId: string;
-      sessionId: string;
-      query: string;
-      types?: MemoryType[];
-      maxResults: number;
-    }) {
-      const session = await loadSession(params.tenantId, params.sessionId);
-      const reply = await deps.memorySearch.searchMemory({
-        tenantId: params.tenantId,
-        query: params.query,
-        sources: ['memories'],
-        // Only the scopes the session can see are read (the filter is in the query).
-        filters: { scopes: visibleMemoryScopes(session), ...(params.types ? { types: params.types } : {}) },
-        laneKey: continuedLaneKey(session),
-        now: deps.clock.now(),
-        maxResults: params.maxResults,
-      });
-      const memories = reply.results
-        .slice(0, params.maxResults)
-        .map((r) => ({ id: r.id, score: r.score, time: r.time, text: r.text, ...r.source }));
-      return { memories, ...(reply.note ? { note: reply.note } : {}) };
-    },
-
     async listTools(params: { tenantId: string; sessionId: string }) {
       const session = await loadSession(params.tenantId, params.sessionId);
       return { tools: builtinToolsFor({ hasChannel: hasChannel(session) }) };
@@ -290,18 +261,29 @@ export function createToolsService(deps: {
       case 'memory_search': {
         const input = parsed.data as z.infer<(typeof toolInputSchemas)['memory_search']>;
         const max = input.max_results ?? 8;
+        // Types name memories only; without them earlier conversation is searched too.
         const reply = await deps.memorySearch.searchMemory({
           tenantId,
           query: input.query,
-          sources: ['memories', 'transcript_chunks'],
-          filters: { sessionKey: session.sessionKey, scopes: visibleMemoryScopes(session) },
+          sources: input.types ? ['memories'] : ['memories', 'transcript_chunks'],
+          filters: {
+            sessionKey: session.sessionKey,
+            scopes: visibleMemoryScopes(session),
+            ...(input.types ? { types: input.types } : {}),
+          },
           laneKey,
           now: deps.clock.now(),
           maxResults: Math.min(100, max * 3),
         });
-        const results = reply.results
-          .slice(0, max)
-          .map((r) => ({ kind: r.kind, score: r.score, time: r.time, snippet: r.snippet, text: r.text }));
+        const results = reply.results.slice(0, max).map((r) => ({
+          kind: r.kind,
+          id: r.id,
+          score: r.score,
+          time: r.time,
+          snippet: r.snippet,
+          text: r.text,
+          ...(r.kind === 'memory' ? memoryFields(r.source) : {}),
+        }));
         return json({ results, ...(reply.note ? { note: reply.note } : {}) });
       }
       case 'tool_search': {
@@ -345,3 +327,9 @@ export function createToolsService(deps: {
 }
 
 export type ToolsService = ReturnType<typeof createToolsService>;
+
+/** A memory hit's type, scope and scope key, from the search row's kind-specific fields. */
+function memoryFields(source: Record<string, unknown>) {
+  const text = (key: string) => (typeof source[key] === 'string' ? { [key]: source[key] } : {});
+  return { ...text('type'), ...text('scope'), ...text('scope_key') };
+}
