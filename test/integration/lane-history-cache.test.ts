@@ -172,8 +172,8 @@ describe('lane entries read ahead by the first statement', () => {
     });
     const scope = { tenantId: t.tenantId, sessionId: session.id, laneKey: LANE, fromSeq: 0 };
     // Every column filled somewhere: strings that read as JSON, blocks, author, source, time, usage.
-    const append = (n: number, from: number) =>
-      transcript.appendTurns({
+    const append = async (n: number, from: number) => {
+      await transcript.appendTurns({
         tenantId: t.tenantId,
         sessionId: session.id,
         turns: Array.from({ length: n }, (_, k) => {
@@ -191,11 +191,16 @@ describe('lane entries read ahead by the first statement', () => {
                 role: 'assistant' as const,
                 content: [{ type: 'text' as const, text: `answer ${i}` }],
                 lane_key: LANE,
-                usage: { input_tokens: 10 + i, output_tokens: 2 },
                 model: 'claude-test',
               };
         }),
       });
+      // Usage is taken only after a context call (this session makes none): the column is set here.
+      await ctx.deps.database.db.execute(
+        sql`update transcript_entries set usage = jsonb_build_object('input_tokens', 10 + seq, 'output_tokens', 2)
+          where tenant_id = ${t.tenantId} and session_id = ${session.id} and role = 'assistant' and usage is null`,
+      );
+    };
     const reads = { whole: 0, from: 0 };
     const cache = createLaneHistoryCache({
       transcript: {

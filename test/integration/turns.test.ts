@@ -512,12 +512,31 @@ describe('offloading large tool results', () => {
 });
 
 describe('usage calibration', () => {
+  it('usage on a session that has made no context call is a 400 with the path, and nothing is written', async () => {
+    const id = await newSession();
+    await append(id, [{ role: 'user', content: 'Tell me about the rollout plan for next week.' }]);
+    const response = await append(id, [
+      { role: 'assistant', content: 'Sure.' },
+      { role: 'assistant', content: 'More.', usage: { input_tokens: 10, output_tokens: 2 } },
+    ]);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(errorOf(response)).toMatchObject({
+      code: 'turns.usage_without_context_call',
+      details: { path: 'turns.1.usage' },
+    });
+    expect(await session(id)).toMatchObject({ turn_count: 1, calibration: {} });
+  });
+
   it('keeps per-model ratio and cache-read share on the session and in metrics', async () => {
     const id = await newSession();
-    const first = (
-      await append(id, [{ role: 'user', content: 'Tell me about the rollout plan for next week.' }])
-    ).json();
-    const estimateBefore = first.entries[0].token_estimate;
+    const call = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${id}/context`,
+      payload: { message: { content: 'Tell me about the rollout plan for next week.' } },
+    });
+    expect(call.statusCode, call.body).toBe(200);
+    // The estimate a report is compared with: the payload of the session's latest context call.
+    const estimateBefore = call.json().budget.used as number;
     const usage = {
       input_tokens: 100,
       cache_read_input_tokens: 300,

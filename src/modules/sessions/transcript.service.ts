@@ -8,7 +8,7 @@ import { defaultLaneKey } from './core/session-keys.js';
 import { imageTokens, type TokenEstimator } from '../../shared/tokens.js';
 import { duplicateId, validateTurnSequence } from './core/turn-validation.js';
 import type { Db, Executor } from '../../db/client.js';
-import { AppError, conflict, unprocessable } from '../../shared/errors.js';
+import { AppError, badRequest, conflict, unprocessable } from '../../shared/errors.js';
 import type { SessionRow, SessionsRepository } from './sessions.repository.js';
 import type {
   NewTranscriptEntry,
@@ -139,7 +139,7 @@ export function createTranscriptService(deps: {
    * What a reported call's input is compared with (§6.3): the payload estimate (`budget.used`) of
    * the session's latest context call plus what its lane gained since (tool-loop turns appended
    * here), and that call's model for usage reported without one. Null when the session never made
-   * a context call: then the stored transcript before the turn is the estimate.
+   * a context call: usage is then refused (400 turns.usage_without_context_call).
    */
   const usageBasis = async (tx: Executor, tenantId: string, sessionId: string) => {
     const last = await deps.contextLog.lastLog({ tenantId, sessionId }, tx);
@@ -227,6 +227,16 @@ export function createTranscriptService(deps: {
         let runningTokens = session.totalTokens;
         let calibration = session.calibration;
         const basis = turns.some((turn) => turn.usage) ? await usageBasis(tx, tenantId, sessionId) : null;
+        // Reported usage calibrates the estimate of the payload it was billed for: without a
+        // context call there is none, and the transcript is no stand-in for what the bot sent.
+        const reported = turns.findIndex((turn) => turn.usage);
+        if (reported >= 0 && !basis) {
+          throw badRequest(
+            'turns.usage_without_context_call',
+            `turns.${reported}.usage: usage is reported for the model call a context call's payload went to, and this session has made no context call`,
+            { path: `turns.${reported}.usage` },
+          );
+        }
         const usage: { model: string; usage: ReportedUsage; estimatedInput: number }[] = [];
         const rows: NewTranscriptEntry[] = [];
         for (const [index, turn] of turns.entries()) {
@@ -240,9 +250,9 @@ export function createTranscriptService(deps: {
             tx,
           );
           const tokens = estimate(content, media[index]!.images);
-          if (turn.usage) {
-            const model = turn.model ?? basis?.model ?? 'unknown';
-            const estimatedInput = basis?.tokens ?? runningTokens;
+          if (turn.usage && basis) {
+            const model = turn.model ?? basis.model ?? 'unknown';
+            const estimatedInput = basis.tokens;
             calibration = addUsage(calibration, model, turn.usage, estimatedInput);
             usage.push({ model, usage: turn.usage, estimatedInput });
           }
