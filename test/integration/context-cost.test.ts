@@ -192,6 +192,51 @@ describe('when the sent view changes', () => {
     expect(cold.compaction.action).toBe('compacted');
     expect(cold.budget.cost.basis).toBe('expired');
   });
+
+  it("is judged against the caller's max_context_tokens when it is smaller than the window, jobs too", async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { agent_id: 'bot', platform: 'slack', chat_type: 'dm', user_id: 'UCAP' },
+    });
+    const id = created.json().session.id as string;
+    const append = async (n: number, from: number) =>
+      expect(
+        (
+          await t.inject({
+            method: 'POST',
+            url: `/v1/sessions/${id}/turns`,
+            payload: { turns: chatter(n, from) },
+          })
+        ).statusCode,
+      ).toBe(201);
+    // The default window (far larger than the history), capped at 6,000 tokens of added material.
+    const capped = { budget: { max_context_tokens: 6_000 }, system: [] };
+    // A first call, so appends queue no compaction of their own.
+    expect((await call(id, 'hello', 0, capped)).compaction.action).toBe('none');
+    await append(91, 0);
+    const HOUR = 3_600_000;
+    const first = await call(id, 'status?', HOUR, capped);
+    expect(first.budget.effective_window).toBeGreaterThan(100_000);
+    // Past half of the cap at a cold cache: compacted before this payload, not truncated by the cap.
+    expect(first.compaction.action).toBe('compacted');
+
+    // Warm: the history grows past the cap, the call truncates and queues a job judged against it.
+    await append(66, 100);
+    await append(66, 166);
+    const warm = await call(id, 'and now?', HOUR + 60_000, capped);
+    expect(warm.compaction.action).toBe('truncated');
+    const jobId = (warm.compaction as unknown as { job_id: string | null }).job_id;
+    expect(jobId).not.toBeNull();
+    // The test app runs no worker: the job is run here as a worker would run it.
+    const { compactionQueue, compaction } = ctx.app.services;
+    const job = (await compactionQueue.getJob(jobId!))!;
+    expect(job.data.effectiveWindow).toBe(6_000);
+    const done = (await compaction.handleJob({ id: job.id, data: job.data })) as {
+      result: { lanes: { outcome: string }[] };
+    };
+    expect(done.result.lanes.map((lane) => lane.outcome)).toEqual(['committed']);
+  });
 });
 
 describe.skipIf(!usesRealPostgres)("contextd's own background work never fails a bot's turn", () => {

@@ -305,6 +305,7 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
 
     // Turns until truncation would drop seq 1: while it is sent, the snapshot is not attached again.
     let recovery: Awaited<ReturnType<typeof ask>> | null = null;
+    let recoveredAt = 0;
     let inView = 0;
     for (let i = 1; i < 16 && !recovery; i += 1) {
       await t.inject({
@@ -326,6 +327,7 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
         inView += 1;
       } else {
         recovery = response;
+        recoveredAt = i;
       }
     }
     expect(recovery).not.toBeNull();
@@ -353,14 +355,15 @@ describe('POST /v1/sessions/{id}/context: assembly', () => {
     const stored = (await transcript(s.id)).find((e) => e.seq === body.turn_seq)!;
     expect(stored.content).toEqual(stripCache(turn.slice(0, end + 1)));
 
-    // The next call has that turn in view again: nothing is re-attached, and it is repeated as sent
-    // up to its breakpoint.
+    // The next call (anchored a minute later: the provider cache is warm, so the view stays) has
+    // that turn in view again: nothing is re-attached, and it is repeated as sent up to its
+    // breakpoint.
     await t.inject({
       method: 'POST',
       url: `/v1/sessions/${s.id}/turns`,
       payload: { turns: [{ role: 'assistant', content: 'noted' }] },
     });
-    const next = await ask(16);
+    const next = await ask(recoveredAt + 1);
     expect(next.statusCode).toBe(200);
     expect(next.json().context.snapshot).toBe('none');
     expect(next.json().context.lane.first_sent_seq).toBeLessThanOrEqual(body.turn_seq);

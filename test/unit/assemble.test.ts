@@ -38,6 +38,7 @@ function input(over: Partial<AssembleInput> = {}): AssembleInput {
     agentSections: [],
     structuredContext: false,
     tools: [],
+    storedResults: false,
     toolLastUsed: {},
     promotedTools: [],
     toolDeferralShare: 0.1,
@@ -101,11 +102,40 @@ describe('assembleContext: order (§6.6)', () => {
       'channel_messages',
       'read_result',
       'memory_search',
-      'tool_search',
       'compact_context',
       'zeta',
       'alpha',
     ]);
+  });
+
+  it('read_result only when the session holds a stored result (or a channel hands them out)', () => {
+    const names = (over: Partial<AssembleInput>) =>
+      assembleContext(input(over)).payload.tools!.map((t) => (t as Anthropic.Tool).name);
+    expect(names({})).toEqual(['memory_search', 'compact_context']);
+    expect(names({ storedResults: true })).toEqual(['read_result', 'memory_search', 'compact_context']);
+    expect(names({ structuredContext: true })).toContain('read_result');
+  });
+
+  it('tool_search only when a tool is deferred, and the tools block is the same bytes while that holds', () => {
+    const tool = (i: number) => ({
+      name: `mcp_tool_${i}`,
+      description: 'does things '.repeat(100),
+      input_schema: { type: 'object' as const },
+      source: 'mcp' as const,
+    });
+    const few = assembleContext(input({ tools: [tool(0)] }));
+    expect(few.deferred_tools).toEqual([]);
+    expect(few.payload.tools!.map((t) => (t as Anthropic.Tool).name)).not.toContain('tool_search');
+    const many = Array.from({ length: 20 }, (_, i) => tool(i));
+    const limits = { ...input().limits, total: 40_000 };
+    const deferred = assembleContext(input({ tools: many, limits }));
+    expect(deferred.deferred_tools.length).toBeGreaterThan(0);
+    expect(deferred.payload.tools!.map((t) => (t as Anthropic.Tool).name)).toContain('tool_search');
+    // Another turn of the same session (history grown, another message): the same tools block.
+    const next = assembleContext(
+      input({ tools: many, limits, history: conversation(4), message: 'and then?' }),
+    );
+    expect(JSON.stringify(next.payload.tools)).toBe(JSON.stringify(deferred.payload.tools));
   });
 
   it('system: cacheable inline, cacheable agent by position, guide, then non-cacheable', () => {
@@ -1136,7 +1166,7 @@ describe('OpenAI chat format', () => {
       tool_calls: [{ id: 'tu_1', function: { name: 'shell', arguments: '{"a":1}' } }],
     });
     expect(chat.messages[3]).toEqual({ role: 'tool', tool_call_id: 'tu_1', content: 'done' });
-    expect(chat.tools![0]!.function.name).toBe('read_result');
+    expect(chat.tools![0]!.function.name).toBe('memory_search');
     expect(JSON.stringify(chat)).not.toContain('cache_control');
   });
 });

@@ -49,6 +49,9 @@ describe('built-in tool definitions', () => {
       'tool_search',
       'compact_context',
     ]);
+    expect(
+      builtinToolsFor({ hasChannel: false, readResult: false, toolSearch: false }).map((t) => t.name),
+    ).toEqual(['memory_search', 'compact_context']);
   });
 });
 

@@ -30,6 +30,8 @@ export interface TurnLoad {
   lane: LaneStateRow | null;
   /** The budget percentage of the session's last logged call (null: none). */
   lastPercentage: number | null;
+  /** The session holds an offloaded tool result. */
+  storedResults: boolean;
   /** The agent's sections in prompt order and its history_turns default (null: no agent). */
   agent: { historyTurns: number | null; sections: AgentSection[] } | null;
   /** The anchor message's row as ChannelsRepository.getMessages reads it (deleted too); null: none. */
@@ -110,6 +112,10 @@ export function loadTurnStatement(tx: Executor, shape: LoadTurnShape) {
       lastPercentage: sql<number | null>`(select (c.budget->>'percentage')::float8 from context_log c
         where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.id}
         order by c.turn_seq desc limit 1)`,
+      // Whether the session holds an offloaded tool result (read_result is sent only then).
+      storedResults: sql<boolean>`exists (select 1 from blob_owners o join blobs b
+        on b.tenant_id = o.tenant_id and b.artifact_id = o.artifact_id
+        where o.tenant_id = ${sessions.tenantId} and o.session_id = ${sessions.id} and b.kind = 'tool_result')`,
       lexemes: shape.lexemes ? sql<unknown>`${lexemesSql(slot('lexemeText'))}` : sql<null>`null`,
       laneRead: shape.laneRead
         ? sql<unknown>`${laneEntriesJsonSql({
@@ -202,6 +208,7 @@ export function createContextRepository(db: Executor) {
         laneKey: row.laneKey,
         lane: row.lane,
         lastPercentage: row.lastPercentage === null ? null : Number(row.lastPercentage),
+        storedResults: row.storedResults === true || String(row.storedResults) === 'true',
         anchor: messageFromJson(row.anchor),
         lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
         laneRead: laneRead && { ...laneRead, ...laneEntriesOfJson(row.laneRead) },

@@ -12,13 +12,14 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../shared/clock.js';
 import { assembleContext, type AssembleInput, type AssembleResult } from './core/assemble.js';
-import { DEFAULT_SAFETY_MARGIN, effectiveWindow } from './core/budget.js';
+import { compactionWindow, DEFAULT_SAFETY_MARGIN } from './core/budget.js';
 import { cacheCold } from './core/cost-model.js';
 import { billPayload } from './core/prompt-blocks.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { checkAnchorSource, plainText } from './core/current-turn.js';
 import { asBlocks, toolResultIds } from '../sessions/core/history-view.js';
+import { offloadRefIdOf } from '../sessions/core/offload.js';
 import { pendingSlotSchema } from '../lanes/core/pending-slot.js';
 import { turnLaneKey } from '../sessions/core/session-keys.js';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../shared/tokens.js';
@@ -184,10 +185,12 @@ export function createContextService(deps: {
         (include.memories !== false || include.channel_search !== false),
       mode: request.compaction ?? 'auto',
       dryRun: request.dry_run ?? false,
-      // The caller's window: every compaction this call runs or schedules is judged against it.
-      window: effectiveWindow({
+      // The caller's window, or its cap when smaller: every compaction this call runs or
+      // schedules is judged against it.
+      window: compactionWindow({
         total: request.budget?.total ?? config.CONTEXT_BUDGET,
         maxOutputTokens: request.budget?.max_output_tokens ?? config.MAX_OUTPUT_TOKENS,
+        maxContextTokens: request.budget?.max_context_tokens ?? null,
       }),
       model: request.model ?? config.DEFAULT_MODEL,
       callerTools: request.tools ?? [],
@@ -506,6 +509,9 @@ export function createContextService(deps: {
       })),
       structuredContext: turn.hasChannel && include.snapshot !== false,
       tools: facts.callerTools,
+      storedResults:
+        loaded.storedResults ||
+        asBlocks(message).some((b) => b.type === 'tool_result' && offloadRefIdOf(b.content) !== null),
       toolLastUsed: reads.tools.toolLastUsed,
       promotedTools: reads.tools.promotedTools,
       toolDeferralShare: config.TOOL_DEFERRAL_SHARE,

@@ -169,22 +169,35 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   };
 }
 
-/** 1. Tools: built-ins first, then the caller's as given (without `source`), after deferral. */
+/**
+ * 1. Tools: built-ins first, then the caller's as given (without `source`), after deferral.
+ * read_result only when the session has a stored result to read; tool_search only when deferral
+ * holds a tool back (deferral is judged without it first: with it the list only grows). Both follow
+ * the session's state, not the turn's material, so the tools block stays the same bytes from call to
+ * call and changes once when one of them appears.
+ */
 function selectTools(input: AssembleInput, window: number, stable: TokenEstimator) {
-  return deferTools({
-    tools: [
-      ...builtinToolsFor({ hasChannel: input.structuredContext }).map((tool) => ({
-        tool,
-        source: 'builtin' as const,
-        lastUsedSeq: input.toolLastUsed[tool.name],
-      })),
-      ...input.tools.map((t) => callerToolCandidate(t, input.toolLastUsed)),
-    ],
-    effectiveWindow: window,
-    share: input.toolDeferralShare,
-    promoted: new Set(input.promotedTools),
-    estimator: stable,
-  });
+  const defer = (toolSearch: boolean) =>
+    deferTools({
+      tools: [
+        ...builtinToolsFor({
+          hasChannel: input.structuredContext,
+          readResult: input.structuredContext || input.storedResults,
+          toolSearch,
+        }).map((tool) => ({
+          tool,
+          source: 'builtin' as const,
+          lastUsedSeq: input.toolLastUsed[tool.name],
+        })),
+        ...input.tools.map((t) => callerToolCandidate(t, input.toolLastUsed)),
+      ],
+      effectiveWindow: window,
+      share: input.toolDeferralShare,
+      promoted: new Set(input.promotedTools),
+      estimator: stable,
+    });
+  const without = defer(false);
+  return without.deferred.length > 0 ? defer(true) : without;
 }
 
 /** 2. System: cacheable sections (inline, then agent), the guide, then the non-cacheable ones. */

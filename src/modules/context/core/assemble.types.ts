@@ -148,6 +148,11 @@ export interface AssembleInput {
   /** The session uses structured channel context: adds the guide and the channel tools. */
   structuredContext: boolean;
   tools: readonly CallerTool[];
+  /**
+   * The session holds a stored result read_result can read (an offloaded tool result, in this
+   * message or before): read_result is sent only then (and with structured channel context).
+   */
+  storedResults: boolean;
   /** Tool name → seq of its last tool_use in this session. */
   toolLastUsed: Readonly<Record<string, number>>;
   /** Tools promoted by tool_search for this turn. */

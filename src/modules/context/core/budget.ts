@@ -100,6 +100,19 @@ export function effectiveWindow(limits: Pick<BudgetLimits, 'total' | 'maxOutputT
   return Math.max(0, limits.total - limits.maxOutputTokens);
 }
 
+/**
+ * The window a lane's compaction is judged against (the view-change decision, the compaction run
+ * before a payload, the background job): the effective window, or the caller's
+ * `max_context_tokens` when smaller, since that cap is what the summary and the history must fit
+ * in. Judged against the model's window alone, a lane the cap truncates is "under target".
+ */
+export function compactionWindow(
+  limits: Pick<BudgetLimits, 'total' | 'maxOutputTokens' | 'maxContextTokens'>,
+): number {
+  const window = effectiveWindow(limits);
+  return limits.maxContextTokens === null ? window : Math.min(window, limits.maxContextTokens);
+}
+
 export function withMargin(tokens: number, margin: number): number {
   return Math.ceil(tokens * margin);
 }
