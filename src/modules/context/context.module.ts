@@ -80,6 +80,7 @@ export function createContextServices(
     const replica = createContextLogReader({
       sessions: createSessionsRepository(deps.database.readDb),
       context: createContextRepository(deps.database.readDb),
+      estimator: deps.estimator,
     });
     context.contextLog = replica.contextLog;
     context.loggedPayload = replica.loggedPayload;
