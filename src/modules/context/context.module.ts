@@ -84,6 +84,7 @@ export function createContextServices(
     });
     context.contextLog = replica.contextLog;
     context.loggedPayload = replica.loggedPayload;
+    context.loggedPayloadTokens = replica.loggedPayloadTokens;
   }
   const tools = withToolMetrics(
     createToolsService({
