@@ -74,7 +74,7 @@ export function createContextServices(
     }),
     createContextMetrics(deps.metrics.registry),
   );
-  // Context-log pages and logged payloads (the inspector's reads) tolerate replication lag: the
+  // Context-log pages, logged payloads and their tokens (the inspector's reads) tolerate replication lag: the
   // read replica when there is one. The latest call's deferred tools (tool_search) stay here.
   if (deps.database.readDb !== db) {
     const replica = createContextLogReader({
