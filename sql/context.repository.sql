@@ -52,6 +52,7 @@ select
   "lane_states"."updated_at",
   null,
   null,
+  null,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -303,6 +304,7 @@ select
       ) a
   ),
   null,
+  null,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -433,7 +435,7 @@ limit
   $25;
 
 -- ContextRepository.loadTurn (load_turn) {"anchor":true,"snapshot":true,"lexemes":false,"laneRead":false}
--- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: "memories", $12: "memories", $13: "memories", $14: "memories", $15: "transcript_chunks", $16: agentId, $17: agentId, $18: agentId, $19: tenantId, $20: platform, $21: channelId, $22: messageId, $23: laneKey, $24: tenantId, $25: sessionId, $26: 1
+-- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: threadNewest, $12: threadNewest, $13: messageId, $14: "memories", $15: "memories", $16: "memories", $17: "memories", $18: "transcript_chunks", $19: agentId, $20: agentId, $21: agentId, $22: tenantId, $23: platform, $24: channelId, $25: messageId, $26: laneKey, $27: tenantId, $28: sessionId, $29: 1
 select
   "sessions"."tenant_id",
   "sessions"."id",
@@ -721,6 +723,246 @@ select
         and anchor_row.deleted_at is null
     )
   end,
+  case
+    when "lane_states"."context_attached_seq" is null
+    and "sessions"."platform" is not null
+    and "sessions"."channel_id" is not null then (
+      select
+        json_build_object(
+          'root_id',
+          t.root_id,
+          'root',
+          (
+            select
+              row_to_json(r)
+            from
+              (
+                select
+                  platform,
+                  channel_id,
+                  message_id,
+                  thread_id,
+                  reply_to_id,
+                  topic_id,
+                  lane_key,
+                  (
+                    extract(
+                      epoch
+                      from
+                        ts
+                    ) * 1000
+                  )::float8 as ts_ms,
+                  author_id,
+                  author_name,
+                  author_is_bot,
+                  text,
+                  reactions,
+                  media,
+                  reply_count,
+                  (
+                    extract(
+                      epoch
+                      from
+                        last_reply_ts
+                    ) * 1000
+                  )::float8 as last_reply_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        edited_at
+                    ) * 1000
+                  )::float8 as edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        media_edited_at
+                    ) * 1000
+                  )::float8 as media_edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        deleted_at
+                    ) * 1000
+                  )::float8 as deleted_ms,
+                  is_placeholder,
+                  token_estimate,
+                  metadata,
+                  reaction_state
+                from
+                  channel_messages
+                where
+                  tenant_id = "sessions"."tenant_id"
+                  and platform = "sessions"."platform"
+                  and channel_id = "sessions"."channel_id"
+                  and message_id = t.root_id
+              ) r
+          ),
+          'rows',
+          t.rows,
+          'count',
+          case
+            when json_array_length(t.rows) = $11 then (
+              select
+                json_build_object(
+                  'n',
+                  count(*)::int,
+                  'oldest_ms',
+                  (
+                    extract(
+                      epoch
+                      from
+                        min(ts)
+                    ) * 1000
+                  )::float8
+                )
+              from
+                channel_messages
+              where
+                tenant_id = "sessions"."tenant_id"
+                and platform = "sessions"."platform"
+                and channel_id = "sessions"."channel_id"
+                and not is_placeholder
+                and deleted_at is null
+                and message_id <> t.root_id
+                and (
+                  thread_id = t.root_id
+                  or (
+                    tenant_id = "sessions"."tenant_id"
+                    and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                  )
+                )
+            )
+          end
+        )
+      from
+        (
+          select
+            t.channel_id,
+            t.root_id,
+            coalesce(
+              (
+                select
+                  json_agg(x)
+                from
+                  (
+                    select
+                      platform,
+                      channel_id,
+                      message_id,
+                      thread_id,
+                      reply_to_id,
+                      topic_id,
+                      lane_key,
+                      (
+                        extract(
+                          epoch
+                          from
+                            ts
+                        ) * 1000
+                      )::float8 as ts_ms,
+                      author_id,
+                      author_name,
+                      author_is_bot,
+                      text,
+                      reactions,
+                      media,
+                      reply_count,
+                      (
+                        extract(
+                          epoch
+                          from
+                            last_reply_ts
+                        ) * 1000
+                      )::float8 as last_reply_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            edited_at
+                        ) * 1000
+                      )::float8 as edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            media_edited_at
+                        ) * 1000
+                      )::float8 as media_edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            deleted_at
+                        ) * 1000
+                      )::float8 as deleted_ms,
+                      is_placeholder,
+                      token_estimate,
+                      metadata,
+                      reaction_state
+                    from
+                      channel_messages
+                    where
+                      tenant_id = "sessions"."tenant_id"
+                      and platform = "sessions"."platform"
+                      and channel_id = "sessions"."channel_id"
+                      and not is_placeholder
+                      and deleted_at is null
+                      and message_id <> t.root_id
+                      and (
+                        thread_id = t.root_id
+                        or (
+                          tenant_id = "sessions"."tenant_id"
+                          and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                        )
+                      )
+                    order by
+                      ts desc,
+                      message_id desc
+                    limit
+                      $12
+                  ) x
+              ),
+              '[]'::json
+            ) as rows
+          from
+            (
+              select
+                a.channel_id,
+                coalesce(
+                  a.thread_id,
+                  a.topic_id,
+                  case
+                    when starts_with(a.lane_key, 'reply:' || a.channel_id || ':') then substr(
+                      a.lane_key,
+                      length('reply:' || a.channel_id || ':') + 1
+                    )
+                  end,
+                  case
+                    when a.reply_count > 0
+                    or (
+                      jsonb_typeof(a.metadata -> 'platform_reply_count') = 'number'
+                      and (a.metadata ->> 'platform_reply_count')::numeric > 0
+                    ) then a.message_id
+                  end
+                ) as root_id
+              from
+                channel_messages a
+              where
+                a.tenant_id = "sessions"."tenant_id"
+                and a.platform = "sessions"."platform"
+                and a.channel_id = "sessions"."channel_id"
+                and a.message_id = $13
+                and not a.is_placeholder
+                and a.deleted_at is null
+            ) t
+          where
+            t.root_id is not null
+        ) t
+    )
+  end,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -760,23 +1002,23 @@ select
     from
       (
         values
-          ($11::text, 'tenant:'),
+          ($14::text, 'tenant:'),
           (
-            $12::text,
+            $15::text,
             'channel:' || "sessions"."platform" || ':' || "sessions"."channel_id"
           ),
           (
-            $13::text,
+            $16::text,
             'user:' || "sessions"."platform" || ':' || "sessions"."user_id"
           ),
-          ($14::text, 'session:' || "sessions"."session_key"),
-          ($15::text, "sessions"."session_key")
+          ($17::text, 'session:' || "sessions"."session_key"),
+          ($18::text, "sessions"."session_key")
       ) as k (source, key)
     where
       k.key is not null
   ),
   case
-    when coalesce($16::text, "sessions"."agent_id") is null then null
+    when coalesce($19::text, "sessions"."agent_id") is null then null
     else json_build_object(
       'history_turns',
       (
@@ -786,7 +1028,7 @@ select
           agent_settings st
         where
           st.tenant_id = "sessions"."tenant_id"
-          and st.agent_id = coalesce($17::text, "sessions"."agent_id")
+          and st.agent_id = coalesce($20::text, "sessions"."agent_id")
       ),
       'sections',
       coalesce(
@@ -809,7 +1051,7 @@ select
             agent_sections a
           where
             a.tenant_id = "sessions"."tenant_id"
-            and a.agent_id = coalesce($18::text, "sessions"."agent_id")
+            and a.agent_id = coalesce($21::text, "sessions"."agent_id")
         ),
         '[]'::json
       )
@@ -827,14 +1069,14 @@ from
         from
           channel_messages m
         where
-          m.tenant_id = $19
-          and m.platform = $20
-          and m.channel_id = $21
-          and m.message_id = $22
+          m.tenant_id = $22
+          and m.platform = $23
+          and m.channel_id = $24
+          and m.message_id = $25
           and not m.is_placeholder
           and m.deleted_at is null
       ),
-      $23::text,
+      $26::text,
       "sessions"."turn_state" ->> 'last_lane_key',
       case
         when "sessions"."channel_id" is null then 'root:session'
@@ -844,11 +1086,11 @@ from
   )
 where
   (
-    "sessions"."tenant_id" = $24
-    and "sessions"."id" = $25
+    "sessions"."tenant_id" = $27
+    and "sessions"."id" = $28
   )
 limit
-  $26;
+  $29;
 
 -- ContextRepository.loadTurn (load_turn) {"anchor":false,"snapshot":false,"lexemes":true,"laneRead":false}
 -- $1: laneKey, $2: lexemeText, $3: "memories", $4: "memories", $5: "memories", $6: "memories", $7: "transcript_chunks", $8: agentId, $9: agentId, $10: agentId, $11: laneKey, $12: tenantId, $13: sessionId, $14: 1
@@ -902,6 +1144,7 @@ select
   "lane_states"."context_attached_seq",
   "lane_states"."pending_slot",
   "lane_states"."updated_at",
+  null,
   null,
   null,
   (
@@ -1177,6 +1420,7 @@ select
       ) a
   ),
   null,
+  null,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -1329,7 +1573,7 @@ limit
   $26;
 
 -- ContextRepository.loadTurn (load_turn) {"anchor":true,"snapshot":true,"lexemes":true,"laneRead":false}
--- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: lexemeText, $12: "memories", $13: "memories", $14: "memories", $15: "memories", $16: "transcript_chunks", $17: agentId, $18: agentId, $19: agentId, $20: tenantId, $21: platform, $22: channelId, $23: messageId, $24: laneKey, $25: tenantId, $26: sessionId, $27: 1
+-- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: threadNewest, $12: threadNewest, $13: messageId, $14: lexemeText, $15: "memories", $16: "memories", $17: "memories", $18: "memories", $19: "transcript_chunks", $20: agentId, $21: agentId, $22: agentId, $23: tenantId, $24: platform, $25: channelId, $26: messageId, $27: laneKey, $28: tenantId, $29: sessionId, $30: 1
 select
   "sessions"."tenant_id",
   "sessions"."id",
@@ -1617,6 +1861,246 @@ select
         and anchor_row.deleted_at is null
     )
   end,
+  case
+    when "lane_states"."context_attached_seq" is null
+    and "sessions"."platform" is not null
+    and "sessions"."channel_id" is not null then (
+      select
+        json_build_object(
+          'root_id',
+          t.root_id,
+          'root',
+          (
+            select
+              row_to_json(r)
+            from
+              (
+                select
+                  platform,
+                  channel_id,
+                  message_id,
+                  thread_id,
+                  reply_to_id,
+                  topic_id,
+                  lane_key,
+                  (
+                    extract(
+                      epoch
+                      from
+                        ts
+                    ) * 1000
+                  )::float8 as ts_ms,
+                  author_id,
+                  author_name,
+                  author_is_bot,
+                  text,
+                  reactions,
+                  media,
+                  reply_count,
+                  (
+                    extract(
+                      epoch
+                      from
+                        last_reply_ts
+                    ) * 1000
+                  )::float8 as last_reply_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        edited_at
+                    ) * 1000
+                  )::float8 as edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        media_edited_at
+                    ) * 1000
+                  )::float8 as media_edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        deleted_at
+                    ) * 1000
+                  )::float8 as deleted_ms,
+                  is_placeholder,
+                  token_estimate,
+                  metadata,
+                  reaction_state
+                from
+                  channel_messages
+                where
+                  tenant_id = "sessions"."tenant_id"
+                  and platform = "sessions"."platform"
+                  and channel_id = "sessions"."channel_id"
+                  and message_id = t.root_id
+              ) r
+          ),
+          'rows',
+          t.rows,
+          'count',
+          case
+            when json_array_length(t.rows) = $11 then (
+              select
+                json_build_object(
+                  'n',
+                  count(*)::int,
+                  'oldest_ms',
+                  (
+                    extract(
+                      epoch
+                      from
+                        min(ts)
+                    ) * 1000
+                  )::float8
+                )
+              from
+                channel_messages
+              where
+                tenant_id = "sessions"."tenant_id"
+                and platform = "sessions"."platform"
+                and channel_id = "sessions"."channel_id"
+                and not is_placeholder
+                and deleted_at is null
+                and message_id <> t.root_id
+                and (
+                  thread_id = t.root_id
+                  or (
+                    tenant_id = "sessions"."tenant_id"
+                    and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                  )
+                )
+            )
+          end
+        )
+      from
+        (
+          select
+            t.channel_id,
+            t.root_id,
+            coalesce(
+              (
+                select
+                  json_agg(x)
+                from
+                  (
+                    select
+                      platform,
+                      channel_id,
+                      message_id,
+                      thread_id,
+                      reply_to_id,
+                      topic_id,
+                      lane_key,
+                      (
+                        extract(
+                          epoch
+                          from
+                            ts
+                        ) * 1000
+                      )::float8 as ts_ms,
+                      author_id,
+                      author_name,
+                      author_is_bot,
+                      text,
+                      reactions,
+                      media,
+                      reply_count,
+                      (
+                        extract(
+                          epoch
+                          from
+                            last_reply_ts
+                        ) * 1000
+                      )::float8 as last_reply_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            edited_at
+                        ) * 1000
+                      )::float8 as edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            media_edited_at
+                        ) * 1000
+                      )::float8 as media_edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            deleted_at
+                        ) * 1000
+                      )::float8 as deleted_ms,
+                      is_placeholder,
+                      token_estimate,
+                      metadata,
+                      reaction_state
+                    from
+                      channel_messages
+                    where
+                      tenant_id = "sessions"."tenant_id"
+                      and platform = "sessions"."platform"
+                      and channel_id = "sessions"."channel_id"
+                      and not is_placeholder
+                      and deleted_at is null
+                      and message_id <> t.root_id
+                      and (
+                        thread_id = t.root_id
+                        or (
+                          tenant_id = "sessions"."tenant_id"
+                          and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                        )
+                      )
+                    order by
+                      ts desc,
+                      message_id desc
+                    limit
+                      $12
+                  ) x
+              ),
+              '[]'::json
+            ) as rows
+          from
+            (
+              select
+                a.channel_id,
+                coalesce(
+                  a.thread_id,
+                  a.topic_id,
+                  case
+                    when starts_with(a.lane_key, 'reply:' || a.channel_id || ':') then substr(
+                      a.lane_key,
+                      length('reply:' || a.channel_id || ':') + 1
+                    )
+                  end,
+                  case
+                    when a.reply_count > 0
+                    or (
+                      jsonb_typeof(a.metadata -> 'platform_reply_count') = 'number'
+                      and (a.metadata ->> 'platform_reply_count')::numeric > 0
+                    ) then a.message_id
+                  end
+                ) as root_id
+              from
+                channel_messages a
+              where
+                a.tenant_id = "sessions"."tenant_id"
+                and a.platform = "sessions"."platform"
+                and a.channel_id = "sessions"."channel_id"
+                and a.message_id = $13
+                and not a.is_placeholder
+                and a.deleted_at is null
+            ) t
+          where
+            t.root_id is not null
+        ) t
+    )
+  end,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -1647,7 +2131,7 @@ select
           lexeme,
           min(p) as pos
         from
-          unnest(to_tsvector('english', $11::text)) as u (lexeme, positions, weights),
+          unnest(to_tsvector('english', $14::text)) as u (lexeme, positions, weights),
           unnest(positions) as p
         group by
           lexeme
@@ -1678,23 +2162,23 @@ select
     from
       (
         values
-          ($12::text, 'tenant:'),
+          ($15::text, 'tenant:'),
           (
-            $13::text,
+            $16::text,
             'channel:' || "sessions"."platform" || ':' || "sessions"."channel_id"
           ),
           (
-            $14::text,
+            $17::text,
             'user:' || "sessions"."platform" || ':' || "sessions"."user_id"
           ),
-          ($15::text, 'session:' || "sessions"."session_key"),
-          ($16::text, "sessions"."session_key")
+          ($18::text, 'session:' || "sessions"."session_key"),
+          ($19::text, "sessions"."session_key")
       ) as k (source, key)
     where
       k.key is not null
   ),
   case
-    when coalesce($17::text, "sessions"."agent_id") is null then null
+    when coalesce($20::text, "sessions"."agent_id") is null then null
     else json_build_object(
       'history_turns',
       (
@@ -1704,7 +2188,7 @@ select
           agent_settings st
         where
           st.tenant_id = "sessions"."tenant_id"
-          and st.agent_id = coalesce($18::text, "sessions"."agent_id")
+          and st.agent_id = coalesce($21::text, "sessions"."agent_id")
       ),
       'sections',
       coalesce(
@@ -1727,7 +2211,7 @@ select
             agent_sections a
           where
             a.tenant_id = "sessions"."tenant_id"
-            and a.agent_id = coalesce($19::text, "sessions"."agent_id")
+            and a.agent_id = coalesce($22::text, "sessions"."agent_id")
         ),
         '[]'::json
       )
@@ -1745,14 +2229,14 @@ from
         from
           channel_messages m
         where
-          m.tenant_id = $20
-          and m.platform = $21
-          and m.channel_id = $22
-          and m.message_id = $23
+          m.tenant_id = $23
+          and m.platform = $24
+          and m.channel_id = $25
+          and m.message_id = $26
           and not m.is_placeholder
           and m.deleted_at is null
       ),
-      $24::text,
+      $27::text,
       "sessions"."turn_state" ->> 'last_lane_key',
       case
         when "sessions"."channel_id" is null then 'root:session'
@@ -1762,11 +2246,11 @@ from
   )
 where
   (
-    "sessions"."tenant_id" = $25
-    and "sessions"."id" = $26
+    "sessions"."tenant_id" = $28
+    and "sessions"."id" = $29
   )
 limit
-  $27;
+  $30;
 
 -- ContextRepository.loadTurn (load_turn) {"anchor":false,"snapshot":false,"lexemes":false,"laneRead":true}
 -- $1: laneKey, $2: readLaneKey, $3: readFrom, $4: "memories", $5: "memories", $6: "memories", $7: "memories", $8: "transcript_chunks", $9: agentId, $10: agentId, $11: agentId, $12: laneKey, $13: tenantId, $14: sessionId, $15: 1
@@ -1820,6 +2304,7 @@ select
   "lane_states"."context_attached_seq",
   "lane_states"."pending_slot",
   "lane_states"."updated_at",
+  null,
   null,
   null,
   (
@@ -2090,6 +2575,7 @@ select
       ) a
   ),
   null,
+  null,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -2237,7 +2723,7 @@ limit
   $27;
 
 -- ContextRepository.loadTurn (load_turn) {"anchor":true,"snapshot":true,"lexemes":false,"laneRead":true}
--- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: readLaneKey, $12: readFrom, $13: "memories", $14: "memories", $15: "memories", $16: "memories", $17: "transcript_chunks", $18: agentId, $19: agentId, $20: agentId, $21: tenantId, $22: platform, $23: channelId, $24: messageId, $25: laneKey, $26: tenantId, $27: sessionId, $28: 1
+-- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: threadNewest, $12: threadNewest, $13: messageId, $14: readLaneKey, $15: readFrom, $16: "memories", $17: "memories", $18: "memories", $19: "memories", $20: "transcript_chunks", $21: agentId, $22: agentId, $23: agentId, $24: tenantId, $25: platform, $26: channelId, $27: messageId, $28: laneKey, $29: tenantId, $30: sessionId, $31: 1
 select
   "sessions"."tenant_id",
   "sessions"."id",
@@ -2525,6 +3011,246 @@ select
         and anchor_row.deleted_at is null
     )
   end,
+  case
+    when "lane_states"."context_attached_seq" is null
+    and "sessions"."platform" is not null
+    and "sessions"."channel_id" is not null then (
+      select
+        json_build_object(
+          'root_id',
+          t.root_id,
+          'root',
+          (
+            select
+              row_to_json(r)
+            from
+              (
+                select
+                  platform,
+                  channel_id,
+                  message_id,
+                  thread_id,
+                  reply_to_id,
+                  topic_id,
+                  lane_key,
+                  (
+                    extract(
+                      epoch
+                      from
+                        ts
+                    ) * 1000
+                  )::float8 as ts_ms,
+                  author_id,
+                  author_name,
+                  author_is_bot,
+                  text,
+                  reactions,
+                  media,
+                  reply_count,
+                  (
+                    extract(
+                      epoch
+                      from
+                        last_reply_ts
+                    ) * 1000
+                  )::float8 as last_reply_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        edited_at
+                    ) * 1000
+                  )::float8 as edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        media_edited_at
+                    ) * 1000
+                  )::float8 as media_edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        deleted_at
+                    ) * 1000
+                  )::float8 as deleted_ms,
+                  is_placeholder,
+                  token_estimate,
+                  metadata,
+                  reaction_state
+                from
+                  channel_messages
+                where
+                  tenant_id = "sessions"."tenant_id"
+                  and platform = "sessions"."platform"
+                  and channel_id = "sessions"."channel_id"
+                  and message_id = t.root_id
+              ) r
+          ),
+          'rows',
+          t.rows,
+          'count',
+          case
+            when json_array_length(t.rows) = $11 then (
+              select
+                json_build_object(
+                  'n',
+                  count(*)::int,
+                  'oldest_ms',
+                  (
+                    extract(
+                      epoch
+                      from
+                        min(ts)
+                    ) * 1000
+                  )::float8
+                )
+              from
+                channel_messages
+              where
+                tenant_id = "sessions"."tenant_id"
+                and platform = "sessions"."platform"
+                and channel_id = "sessions"."channel_id"
+                and not is_placeholder
+                and deleted_at is null
+                and message_id <> t.root_id
+                and (
+                  thread_id = t.root_id
+                  or (
+                    tenant_id = "sessions"."tenant_id"
+                    and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                  )
+                )
+            )
+          end
+        )
+      from
+        (
+          select
+            t.channel_id,
+            t.root_id,
+            coalesce(
+              (
+                select
+                  json_agg(x)
+                from
+                  (
+                    select
+                      platform,
+                      channel_id,
+                      message_id,
+                      thread_id,
+                      reply_to_id,
+                      topic_id,
+                      lane_key,
+                      (
+                        extract(
+                          epoch
+                          from
+                            ts
+                        ) * 1000
+                      )::float8 as ts_ms,
+                      author_id,
+                      author_name,
+                      author_is_bot,
+                      text,
+                      reactions,
+                      media,
+                      reply_count,
+                      (
+                        extract(
+                          epoch
+                          from
+                            last_reply_ts
+                        ) * 1000
+                      )::float8 as last_reply_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            edited_at
+                        ) * 1000
+                      )::float8 as edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            media_edited_at
+                        ) * 1000
+                      )::float8 as media_edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            deleted_at
+                        ) * 1000
+                      )::float8 as deleted_ms,
+                      is_placeholder,
+                      token_estimate,
+                      metadata,
+                      reaction_state
+                    from
+                      channel_messages
+                    where
+                      tenant_id = "sessions"."tenant_id"
+                      and platform = "sessions"."platform"
+                      and channel_id = "sessions"."channel_id"
+                      and not is_placeholder
+                      and deleted_at is null
+                      and message_id <> t.root_id
+                      and (
+                        thread_id = t.root_id
+                        or (
+                          tenant_id = "sessions"."tenant_id"
+                          and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                        )
+                      )
+                    order by
+                      ts desc,
+                      message_id desc
+                    limit
+                      $12
+                  ) x
+              ),
+              '[]'::json
+            ) as rows
+          from
+            (
+              select
+                a.channel_id,
+                coalesce(
+                  a.thread_id,
+                  a.topic_id,
+                  case
+                    when starts_with(a.lane_key, 'reply:' || a.channel_id || ':') then substr(
+                      a.lane_key,
+                      length('reply:' || a.channel_id || ':') + 1
+                    )
+                  end,
+                  case
+                    when a.reply_count > 0
+                    or (
+                      jsonb_typeof(a.metadata -> 'platform_reply_count') = 'number'
+                      and (a.metadata ->> 'platform_reply_count')::numeric > 0
+                    ) then a.message_id
+                  end
+                ) as root_id
+              from
+                channel_messages a
+              where
+                a.tenant_id = "sessions"."tenant_id"
+                and a.platform = "sessions"."platform"
+                and a.channel_id = "sessions"."channel_id"
+                and a.message_id = $13
+                and not a.is_placeholder
+                and a.deleted_at is null
+            ) t
+          where
+            t.root_id is not null
+        ) t
+    )
+  end,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -2552,8 +3278,8 @@ select
       where
         tenant_id = "sessions"."tenant_id"
         and session_id = "sessions"."id"
-        and lane_key = $11
-        and seq >= $12
+        and lane_key = $14
+        and seq >= $15
     ),
     '[]'::json
   ),
@@ -2581,23 +3307,23 @@ select
     from
       (
         values
-          ($13::text, 'tenant:'),
+          ($16::text, 'tenant:'),
           (
-            $14::text,
+            $17::text,
             'channel:' || "sessions"."platform" || ':' || "sessions"."channel_id"
           ),
           (
-            $15::text,
+            $18::text,
             'user:' || "sessions"."platform" || ':' || "sessions"."user_id"
           ),
-          ($16::text, 'session:' || "sessions"."session_key"),
-          ($17::text, "sessions"."session_key")
+          ($19::text, 'session:' || "sessions"."session_key"),
+          ($20::text, "sessions"."session_key")
       ) as k (source, key)
     where
       k.key is not null
   ),
   case
-    when coalesce($18::text, "sessions"."agent_id") is null then null
+    when coalesce($21::text, "sessions"."agent_id") is null then null
     else json_build_object(
       'history_turns',
       (
@@ -2607,7 +3333,7 @@ select
           agent_settings st
         where
           st.tenant_id = "sessions"."tenant_id"
-          and st.agent_id = coalesce($19::text, "sessions"."agent_id")
+          and st.agent_id = coalesce($22::text, "sessions"."agent_id")
       ),
       'sections',
       coalesce(
@@ -2630,7 +3356,7 @@ select
             agent_sections a
           where
             a.tenant_id = "sessions"."tenant_id"
-            and a.agent_id = coalesce($20::text, "sessions"."agent_id")
+            and a.agent_id = coalesce($23::text, "sessions"."agent_id")
         ),
         '[]'::json
       )
@@ -2648,14 +3374,14 @@ from
         from
           channel_messages m
         where
-          m.tenant_id = $21
-          and m.platform = $22
-          and m.channel_id = $23
-          and m.message_id = $24
+          m.tenant_id = $24
+          and m.platform = $25
+          and m.channel_id = $26
+          and m.message_id = $27
           and not m.is_placeholder
           and m.deleted_at is null
       ),
-      $25::text,
+      $28::text,
       "sessions"."turn_state" ->> 'last_lane_key',
       case
         when "sessions"."channel_id" is null then 'root:session'
@@ -2665,11 +3391,11 @@ from
   )
 where
   (
-    "sessions"."tenant_id" = $26
-    and "sessions"."id" = $27
+    "sessions"."tenant_id" = $29
+    and "sessions"."id" = $30
   )
 limit
-  $28;
+  $31;
 
 -- ContextRepository.loadTurn (load_turn) {"anchor":false,"snapshot":false,"lexemes":true,"laneRead":true}
 -- $1: laneKey, $2: lexemeText, $3: readLaneKey, $4: readFrom, $5: "memories", $6: "memories", $7: "memories", $8: "memories", $9: "transcript_chunks", $10: agentId, $11: agentId, $12: agentId, $13: laneKey, $14: tenantId, $15: sessionId, $16: 1
@@ -2723,6 +3449,7 @@ select
   "lane_states"."context_attached_seq",
   "lane_states"."pending_slot",
   "lane_states"."updated_at",
+  null,
   null,
   null,
   (
@@ -3015,6 +3742,7 @@ select
       ) a
   ),
   null,
+  null,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -3184,7 +3912,7 @@ limit
   $28;
 
 -- ContextRepository.loadTurn (load_turn) {"anchor":true,"snapshot":true,"lexemes":true,"laneRead":true}
--- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: lexemeText, $12: readLaneKey, $13: readFrom, $14: "memories", $15: "memories", $16: "memories", $17: "memories", $18: "transcript_chunks", $19: agentId, $20: agentId, $21: agentId, $22: tenantId, $23: platform, $24: channelId, $25: messageId, $26: laneKey, $27: tenantId, $28: sessionId, $29: 1
+-- $1: tenantId, $2: platform, $3: channelId, $4: messageId, $5: laneKey, $6: tenantId, $7: platform, $8: channelId, $9: messageId, $10: messageId, $11: threadNewest, $12: threadNewest, $13: messageId, $14: lexemeText, $15: readLaneKey, $16: readFrom, $17: "memories", $18: "memories", $19: "memories", $20: "memories", $21: "transcript_chunks", $22: agentId, $23: agentId, $24: agentId, $25: tenantId, $26: platform, $27: channelId, $28: messageId, $29: laneKey, $30: tenantId, $31: sessionId, $32: 1
 select
   "sessions"."tenant_id",
   "sessions"."id",
@@ -3472,6 +4200,246 @@ select
         and anchor_row.deleted_at is null
     )
   end,
+  case
+    when "lane_states"."context_attached_seq" is null
+    and "sessions"."platform" is not null
+    and "sessions"."channel_id" is not null then (
+      select
+        json_build_object(
+          'root_id',
+          t.root_id,
+          'root',
+          (
+            select
+              row_to_json(r)
+            from
+              (
+                select
+                  platform,
+                  channel_id,
+                  message_id,
+                  thread_id,
+                  reply_to_id,
+                  topic_id,
+                  lane_key,
+                  (
+                    extract(
+                      epoch
+                      from
+                        ts
+                    ) * 1000
+                  )::float8 as ts_ms,
+                  author_id,
+                  author_name,
+                  author_is_bot,
+                  text,
+                  reactions,
+                  media,
+                  reply_count,
+                  (
+                    extract(
+                      epoch
+                      from
+                        last_reply_ts
+                    ) * 1000
+                  )::float8 as last_reply_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        edited_at
+                    ) * 1000
+                  )::float8 as edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        media_edited_at
+                    ) * 1000
+                  )::float8 as media_edited_ms,
+                  (
+                    extract(
+                      epoch
+                      from
+                        deleted_at
+                    ) * 1000
+                  )::float8 as deleted_ms,
+                  is_placeholder,
+                  token_estimate,
+                  metadata,
+                  reaction_state
+                from
+                  channel_messages
+                where
+                  tenant_id = "sessions"."tenant_id"
+                  and platform = "sessions"."platform"
+                  and channel_id = "sessions"."channel_id"
+                  and message_id = t.root_id
+              ) r
+          ),
+          'rows',
+          t.rows,
+          'count',
+          case
+            when json_array_length(t.rows) = $11 then (
+              select
+                json_build_object(
+                  'n',
+                  count(*)::int,
+                  'oldest_ms',
+                  (
+                    extract(
+                      epoch
+                      from
+                        min(ts)
+                    ) * 1000
+                  )::float8
+                )
+              from
+                channel_messages
+              where
+                tenant_id = "sessions"."tenant_id"
+                and platform = "sessions"."platform"
+                and channel_id = "sessions"."channel_id"
+                and not is_placeholder
+                and deleted_at is null
+                and message_id <> t.root_id
+                and (
+                  thread_id = t.root_id
+                  or (
+                    tenant_id = "sessions"."tenant_id"
+                    and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                  )
+                )
+            )
+          end
+        )
+      from
+        (
+          select
+            t.channel_id,
+            t.root_id,
+            coalesce(
+              (
+                select
+                  json_agg(x)
+                from
+                  (
+                    select
+                      platform,
+                      channel_id,
+                      message_id,
+                      thread_id,
+                      reply_to_id,
+                      topic_id,
+                      lane_key,
+                      (
+                        extract(
+                          epoch
+                          from
+                            ts
+                        ) * 1000
+                      )::float8 as ts_ms,
+                      author_id,
+                      author_name,
+                      author_is_bot,
+                      text,
+                      reactions,
+                      media,
+                      reply_count,
+                      (
+                        extract(
+                          epoch
+                          from
+                            last_reply_ts
+                        ) * 1000
+                      )::float8 as last_reply_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            edited_at
+                        ) * 1000
+                      )::float8 as edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            media_edited_at
+                        ) * 1000
+                      )::float8 as media_edited_ms,
+                      (
+                        extract(
+                          epoch
+                          from
+                            deleted_at
+                        ) * 1000
+                      )::float8 as deleted_ms,
+                      is_placeholder,
+                      token_estimate,
+                      metadata,
+                      reaction_state
+                    from
+                      channel_messages
+                    where
+                      tenant_id = "sessions"."tenant_id"
+                      and platform = "sessions"."platform"
+                      and channel_id = "sessions"."channel_id"
+                      and not is_placeholder
+                      and deleted_at is null
+                      and message_id <> t.root_id
+                      and (
+                        thread_id = t.root_id
+                        or (
+                          tenant_id = "sessions"."tenant_id"
+                          and lane_key = 'reply:' || t.channel_id || ':' || t.root_id
+                        )
+                      )
+                    order by
+                      ts desc,
+                      message_id desc
+                    limit
+                      $12
+                  ) x
+              ),
+              '[]'::json
+            ) as rows
+          from
+            (
+              select
+                a.channel_id,
+                coalesce(
+                  a.thread_id,
+                  a.topic_id,
+                  case
+                    when starts_with(a.lane_key, 'reply:' || a.channel_id || ':') then substr(
+                      a.lane_key,
+                      length('reply:' || a.channel_id || ':') + 1
+                    )
+                  end,
+                  case
+                    when a.reply_count > 0
+                    or (
+                      jsonb_typeof(a.metadata -> 'platform_reply_count') = 'number'
+                      and (a.metadata ->> 'platform_reply_count')::numeric > 0
+                    ) then a.message_id
+                  end
+                ) as root_id
+              from
+                channel_messages a
+              where
+                a.tenant_id = "sessions"."tenant_id"
+                and a.platform = "sessions"."platform"
+                and a.channel_id = "sessions"."channel_id"
+                and a.message_id = $13
+                and not a.is_placeholder
+                and a.deleted_at is null
+            ) t
+          where
+            t.root_id is not null
+        ) t
+    )
+  end,
   (
     select
       (c.budget ->> 'percentage')::float8
@@ -3502,7 +4470,7 @@ select
           lexeme,
           min(p) as pos
         from
-          unnest(to_tsvector('english', $11::text)) as u (lexeme, positions, weights),
+          unnest(to_tsvector('english', $14::text)) as u (lexeme, positions, weights),
           unnest(positions) as p
         group by
           lexeme
@@ -3521,8 +4489,8 @@ select
       where
         tenant_id = "sessions"."tenant_id"
         and session_id = "sessions"."id"
-        and lane_key = $12
-        and seq >= $13
+        and lane_key = $15
+        and seq >= $16
     ),
     '[]'::json
   ),
@@ -3550,23 +4518,23 @@ select
     from
       (
         values
-          ($14::text, 'tenant:'),
+          ($17::text, 'tenant:'),
           (
-            $15::text,
+            $18::text,
             'channel:' || "sessions"."platform" || ':' || "sessions"."channel_id"
           ),
           (
-            $16::text,
+            $19::text,
             'user:' || "sessions"."platform" || ':' || "sessions"."user_id"
           ),
-          ($17::text, 'session:' || "sessions"."session_key"),
-          ($18::text, "sessions"."session_key")
+          ($20::text, 'session:' || "sessions"."session_key"),
+          ($21::text, "sessions"."session_key")
       ) as k (source, key)
     where
       k.key is not null
   ),
   case
-    when coalesce($19::text, "sessions"."agent_id") is null then null
+    when coalesce($22::text, "sessions"."agent_id") is null then null
     else json_build_object(
       'history_turns',
       (
@@ -3576,7 +4544,7 @@ select
           agent_settings st
         where
           st.tenant_id = "sessions"."tenant_id"
-          and st.agent_id = coalesce($20::text, "sessions"."agent_id")
+          and st.agent_id = coalesce($23::text, "sessions"."agent_id")
       ),
       'sections',
       coalesce(
@@ -3599,7 +4567,7 @@ select
             agent_sections a
           where
             a.tenant_id = "sessions"."tenant_id"
-            and a.agent_id = coalesce($21::text, "sessions"."agent_id")
+            and a.agent_id = coalesce($24::text, "sessions"."agent_id")
         ),
         '[]'::json
       )
@@ -3617,14 +4585,14 @@ from
         from
           channel_messages m
         where
-          m.tenant_id = $22
-          and m.platform = $23
-          and m.channel_id = $24
-          and m.message_id = $25
+          m.tenant_id = $25
+          and m.platform = $26
+          and m.channel_id = $27
+          and m.message_id = $28
           and not m.is_placeholder
           and m.deleted_at is null
       ),
-      $26::text,
+      $29::text,
       "sessions"."turn_state" ->> 'last_lane_key',
       case
         when "sessions"."channel_id" is null then 'root:session'
@@ -3634,8 +4602,8 @@ from
   )
 where
   (
-    "sessions"."tenant_id" = $27
-    and "sessions"."id" = $28
+    "sessions"."tenant_id" = $30
+    and "sessions"."id" = $31
   )
 limit
-  $29;
+  $32;

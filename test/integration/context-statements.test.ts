@@ -1,6 +1,7 @@
 // The statements a warm context call sends on PostgreSQL (counted by the client wrapper's
 // onStatement): what it reads once is not read again. An anchor that roots a thread is the thread's
-// root, so the thread read takes its row from the load instead of reading it by id.
+// root, so the thread read takes its row from the load instead of reading it by id; the thread's
+// replies come with the load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { at, ingest } from '../helpers/channel.js';
@@ -85,5 +86,10 @@ describe.skipIf(!usesRealPostgres)('statements of a context call', () => {
       /from channel_messages where [^()]* and message_id = \$\d+$/.test(q.replace(/\s+/g, ' ').trim()),
     );
     expect(byId).toEqual([]);
+    // The thread's replies come with the load too: no read of its own.
+    const replies = sent.filter((q) =>
+      /order by ts desc, message_id desc limit \$\d+$/.test(q.replace(/\s+/g, ' ').trim()),
+    );
+    expect(replies).toEqual([]);
   });
 });

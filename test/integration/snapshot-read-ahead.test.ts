@@ -6,6 +6,8 @@
 // another tenant's message; and the snapshot the channel service builds from it is the same.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelsRepository } from '../../src/modules/channels/channels.repository.js';
+import { threadRootFor } from '../../src/modules/channels/channels.service.js';
+import { replyLane } from '../../src/modules/channels/core/lanes.js';
 import { createContextRepository } from '../../src/modules/context/context.repository.js';
 import { lastHourWindow, DEFAULT_ADJACENT_COUNT } from '../../src/modules/channels/core/snapshot.js';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
@@ -129,6 +131,37 @@ describe('snapshot read in the load statement', () => {
     }
     // The comparisons covered real rows, replies counted in the window, and the limit.
     expect(compared).toBeGreaterThan(300);
+
+    // The anchor's thread comes with it: the root's row and the newest replies as the thread's own
+    // reads give them, with their count and oldest time when there are more than asked for.
+    let threads = 0;
+    for (const messageId of ['m05', 'm05r1', 'm12r2', 'm20', 'm06']) {
+      for (const newest of [2, 335]) {
+        const loaded = (await context.loadTurn({
+          tenantId: t.tenantId,
+          sessionId,
+          anchor: { ...scope, messageId },
+          snapshot: true,
+          threadNewest: newest,
+          laneKey: null,
+          agentId: null,
+          lexemeText: null,
+          laneRead: null,
+        }))!;
+        const rootId = threadRootFor(loaded.anchor!);
+        if (!rootId) {
+          expect(loaded.thread, messageId).toBeNull();
+          continue;
+        }
+        const [root, replies] = await Promise.all([
+          channels.getRow({ ...scope, messageId: rootId }),
+          channels.threadReplies({ ...scope, rootId, replyLane: replyLane(CHANNEL, rootId), newest }),
+        ]);
+        expect(loaded.thread, `${messageId}, ${newest}`).toEqual({ rootId, newest, root, ...replies });
+        threads += 1;
+      }
+    }
+    expect(threads).toBe(8);
     const last = await load('m29');
     expect(last.snapshot!.rows).toHaveLength(DEFAULT_ADJACENT_COUNT);
     expect(last.snapshot!.rows.map((r) => r.messageId)).not.toContain('m17');

@@ -20,6 +20,7 @@ import {
   type MessageRow,
 } from './channel-rows.repository.js';
 import { createChannelIngestRepository } from './channel-ingest.repository.js';
+import { threadRepliesWhere } from './thread-rows.repository.js';
 import {
   literalLimit,
   topLevelBeforeMsSql,
@@ -192,8 +193,7 @@ export function createChannelsRepository(db: Executor) {
       scope: ChannelScope & { rootId: string; replyLane: string; newest?: number },
       tx: Executor = db,
     ): Promise<{ replies: StoredMessage[]; total: number; oldestTs: number | null }> {
-      const where = sql`${scopeWhere(scope)} and ${visible} and message_id <> ${scope.rootId}
-        and (thread_id = ${scope.rootId} or (tenant_id = ${scope.tenantId} and lane_key = ${scope.replyLane}))`;
+      const where = threadRepliesWhere(scope, scope.rootId, scope.replyLane);
       const limit = scope.newest === undefined ? sql`` : sql`limit ${scope.newest}`;
       const rows = await queryRows<MessageRow>(
         tx,

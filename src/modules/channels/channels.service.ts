@@ -15,7 +15,8 @@ import {
 import {
   budgetThreadReplies,
   DEFAULT_THREAD_BUDGET,
-  REPLY_OVERHEAD_TOKENS,
+  threadBudgetOf,
+  threadReadLimit,
   threadTextCost,
   type ThreadContext,
 } from './core/thread-budget.js';
@@ -28,6 +29,7 @@ import { channelIsCold, threadIsCold } from './core/backfill-plan.js';
 import { PLATFORM_REPLY_COUNT } from '../../platforms/history.js';
 import type { BackfillService } from './backfill.service.js';
 import type { SnapshotRead } from './snapshot-rows.repository.js';
+import type { ThreadRead } from './thread-rows.repository.js';
 
 export const DEFAULT_MAX_REPLIES = 50;
 export const MAX_LIST_LIMIT = 500;
@@ -157,21 +159,21 @@ export function createChannelsService(deps: {
     notes: ReadNotes,
     /** The root's row when the caller holds it (the anchor is the root): not read again. */
     knownRoot?: StoredMessage,
+    /** The thread as another statement read it (ContextRepository.loadTurn), if any. */
+    preRead?: ThreadRead | null,
   ): Promise<{ thread: ThreadContext; textCost: TextCost } | null> {
-    // max_replies alone (channel_messages) caps by count; otherwise the token budget applies.
-    const budget =
-      options.budget ?? (options.maxReplies !== undefined ? Number.POSITIVE_INFINITY : DEFAULT_THREAD_BUDGET);
-    // No more replies can fit than budget / overhead; one extra tells where the omitted range ends.
-    const fit = Number.isFinite(budget)
-      ? Math.floor(Math.max(0, budget) / REPLY_OVERHEAD_TOKENS) + 1
-      : Infinity;
-    const newest = Math.min(options.maxReplies ?? Infinity, fit) + 1;
+    const budget = threadBudgetOf(options);
+    const newest = threadReadLimit(options);
     const read = (held?: StoredMessage) =>
       Promise.all([
         held ?? channels.getRow({ ...scope, messageId: rootId }),
         channels.threadReplies({ ...scope, rootId, replyLane: replyLane(scope.channelId, rootId), newest }),
       ]);
-    let [root, thread] = await read(knownRoot?.messageId === rootId ? knownRoot : undefined);
+    const held = knownRoot?.messageId === rootId ? knownRoot : undefined;
+    let [root, thread] =
+      preRead && preRead.rootId === rootId && preRead.newest === newest
+        ? await namedThread(scope.tenantId, preRead, held)
+        : await read(held);
     if (backfill && threadIsCold({ root, storedReplies: thread.total })) {
       const outcome = await backfill.thread(scope, rootId);
       if (outcome.note) notes.push(outcome.note);
@@ -196,6 +198,24 @@ export function createChannelsService(deps: {
       estimate: (t) => estimator.text(t),
     });
     return { thread: context, textCost: threadTextCost(context, [rootMessage, ...thread.replies]) };
+  }
+
+  /** A thread read by another statement, named as the thread's own reads would be. */
+  async function namedThread(
+    tenantId: string,
+    preRead: ThreadRead,
+    held: StoredMessage | undefined,
+  ): Promise<[StoredMessage | null, { replies: StoredMessage[]; total: number; oldestTs: number | null }]> {
+    const { total, oldestTs } = preRead;
+    // The root with the replies (one naming) unless the caller holds it named already.
+    const unnamedRoot = held ? null : preRead.root;
+    const named = await channels.withNames(
+      tenantId,
+      unnamedRoot ? [unnamedRoot, ...preRead.replies] : preRead.replies,
+    );
+    return unnamedRoot
+      ? [named[0]!, { replies: named.slice(1), total, oldestTs }]
+      : [held ?? null, { replies: named, total, oldestTs }];
   }
 
   async function anchorOf(scope: ChannelScope, messageId: string): Promise<StoredMessage> {
@@ -281,6 +301,8 @@ export function createChannelsService(deps: {
         anchor?: StoredMessage;
         /** The anchor's snapshot rows as another statement read them (snapshotJsonSql), if any. */
         snapshotRead?: SnapshotRead | null;
+        /** The anchor's thread as another statement read it (threadJsonSql), if any. */
+        threadRead?: ThreadRead | null;
         adjacentCount?: number;
         threadBudget?: number;
         /** Cap on the snapshot (DEFAULT_SNAPSHOT_BUDGET): adjacency trimmed before the anchor. */
@@ -309,7 +331,14 @@ export function createChannelsService(deps: {
           anchor === params.anchor ? params.snapshotRead : null,
         ),
         rootId
-          ? threadFor(params, rootId, { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET }, notes, anchor)
+          ? threadFor(
+              params,
+              rootId,
+              { budget: params.threadBudget ?? DEFAULT_THREAD_BUDGET },
+              notes,
+              anchor,
+              anchor === params.anchor ? params.threadRead : null,
+            )
           : null,
       ]);
       return {

@@ -11,6 +11,8 @@ import { scopeVersionsSql } from '../memory/scope-documents.repository.js';
 import { messageFromJson, messageJsonSql, type StoredMessage } from '../channels/channel-rows.repository.js';
 import { snapshotJsonSql, snapshotOfJson, type SnapshotRead } from '../channels/snapshot-rows.repository.js';
 import { DEFAULT_ADJACENT_COUNT } from '../channels/core/snapshot.js';
+import { threadReadLimit } from '../channels/core/thread-budget.js';
+import { threadJsonSql, threadOfJson, type ThreadRead } from '../channels/thread-rows.repository.js';
 import type { PayloadPart } from './core/payload-layout.js';
 import {
   laneEntriesJsonSql,
@@ -50,11 +52,18 @@ export interface TurnLoad {
    * asked for (`snapshot`) and the lane read here has no channel context attached; else null.
    */
   snapshot: SnapshotRead | null;
+  /**
+   * With the snapshot: the thread the anchor belongs to or starts, its root's row and its newest
+   * `threadNewest` replies (channels.service.ts loadAnchorContext's thread read); null when the
+   * snapshot was not read or the anchor is in no thread.
+   */
+  thread: ThreadRead | null;
 }
 
 /** What varies between loadTurn's statements: an anchor, its snapshot, a query, lane entries read ahead. */
 export interface LoadTurnShape {
   anchor: boolean;
+  /** The anchor's snapshot and thread. */
   snapshot: boolean;
   lexemes: boolean;
   laneRead: boolean;
@@ -70,8 +79,8 @@ export interface LaneReadAhead {
 /**
  * loadTurn's statement for a shape (an anchor or none, with its snapshot or not, a query or none,
  * lane entries read ahead or none), built once (src/db/prepared.ts): its values are the placeholders
- * tenantId, sessionId, platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey and
- * readFrom.
+ * tenantId, sessionId, platform, channelId, messageId, laneKey, agentId, lexemeText, readLaneKey,
+ * readFrom and threadNewest.
  */
 export function loadTurnStatement(tx: Executor, shape: LoadTurnShape) {
   const tenantId = slot('tenantId');
@@ -107,6 +116,19 @@ export function loadTurnStatement(tx: Executor, shape: LoadTurnShape) {
               },
               slot('messageId'),
               DEFAULT_ADJACENT_COUNT,
+            )} end`
+        : sql<null>`null`,
+      // The anchor's thread, on the same condition (channels.service.ts loadAnchorContext reads both).
+      thread: shape.snapshot
+        ? sql<unknown>`case when ${laneStateJoin.table.contextAttachedSeq} is null and ${sessions.platform} is not null
+            and ${sessions.channelId} is not null then ${threadJsonSql(
+              {
+                tenantId: sql`${sessions.tenantId}`,
+                platform: sql`${sessions.platform}`,
+                channelId: sql`${sessions.channelId}`,
+              },
+              slot('messageId'),
+              slot<number>('threadNewest'),
             )} end`
         : sql<null>`null`,
       lastPercentage: sql<number | null>`(select (c.budget->>'percentage')::float8 from context_log c
@@ -168,8 +190,10 @@ export function createContextRepository(db: Executor) {
         tenantId: string;
         sessionId: string;
         anchor: { platform: string; channelId: string; messageId: string } | null;
-        /** Read the anchor's snapshot too, for a lane without channel context attached. */
+        /** Read the anchor's snapshot and thread too, for a lane without channel context attached. */
         snapshot: boolean;
+        /** The thread's replies to read with the snapshot (threadReadLimit; default: the default budget's). */
+        threadNewest?: number;
         laneKey: string | null;
         agentId: string | null;
         lexemeText: string | null;
@@ -179,6 +203,7 @@ export function createContextRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<TurnLoad | null> {
       const { anchor, laneRead } = params;
+      const threadNewest = params.threadNewest ?? threadReadLimit({});
       const shape: LoadTurnShape = {
         anchor: anchor !== null,
         snapshot: anchor !== null && params.snapshot,
@@ -197,6 +222,7 @@ export function createContextRepository(db: Executor) {
         lexemeText: params.lexemeText,
         readLaneKey: laneRead?.laneKey ?? null,
         readFrom: laneRead ? Math.max(laneRead.fromSeq, laneRead.atSeq) : null,
+        threadNewest,
       });
       if (!row) return null;
       const agent = (typeof row.agent === 'string' ? JSON.parse(row.agent) : row.agent) as {
@@ -213,6 +239,7 @@ export function createContextRepository(db: Executor) {
         lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
         laneRead: laneRead && { ...laneRead, ...laneEntriesOfJson(row.laneRead) },
         snapshot: snapshotOfJson(row.snapshot, DEFAULT_ADJACENT_COUNT),
+        thread: threadOfJson(row.thread, threadNewest),
         scopeVersions: (typeof row.scopeVersions === 'string'
           ? JSON.parse(row.scopeVersions)
           : (row.scopeVersions ?? {})) as Record<string, number>,

@@ -31,6 +31,7 @@ import type { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { BlobsRepository } from '../sessions/blobs.repository.js';
 import type { ManifestService } from '../sessions/manifest.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
+import { threadReadLimit } from '../channels/core/thread-budget.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import { lexemeText, searchedLexemes, type MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
@@ -213,6 +214,7 @@ export function createContextService(deps: {
         ? { platform: source.platform, channelId: source.channel_id, messageId: source.message_id }
         : null,
       snapshot: include.snapshot !== false,
+      threadNewest: threadReadLimit({ budget: config.THREAD_BUDGET }),
       laneKey: request.message.lane_key ?? null,
       agentId: request.agent_id ?? null,
       // The query's lexemes depend only on the message: read here, off the retrieval's path.
@@ -310,6 +312,7 @@ export function createContextService(deps: {
           messageId: anchor!.message_id,
           anchor: found!.row,
           snapshotRead: turn.loaded.snapshot,
+          threadRead: turn.loaded.thread,
           threadBudget: config.THREAD_BUDGET,
         })
         .then((read) => (notes.push(...read.notes), read));

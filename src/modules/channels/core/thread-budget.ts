@@ -139,3 +139,19 @@ export function threadTextCost(thread: ThreadContext, messages: readonly ThreadM
   }
   return cost;
 }
+
+/** A thread read's token budget: max_replies alone (channel_messages) caps by count, else the budget applies. */
+export const threadBudgetOf = (options: { budget?: number; maxReplies?: number }) =>
+  options.budget ?? (options.maxReplies !== undefined ? Number.POSITIVE_INFINITY : DEFAULT_THREAD_BUDGET);
+
+/**
+ * The newest replies a thread read asks for: no more can fit than budget / overhead, and one extra
+ * tells where the omitted range ends (Infinity: every reply).
+ */
+export function threadReadLimit(options: { budget?: number; maxReplies?: number }): number {
+  const budget = threadBudgetOf(options);
+  const fit = Number.isFinite(budget)
+    ? Math.floor(Math.max(0, budget) / REPLY_OVERHEAD_TOKENS) + 1
+    : Infinity;
+  return Math.min(options.maxReplies ?? Infinity, fit) + 1;
+}
