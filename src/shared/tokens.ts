@@ -93,8 +93,11 @@ export function bpeCount(value: string): number {
   return total;
 }
 
-export function createTokenEstimator(factor = DEFAULT_MODEL_FACTOR): TokenEstimator {
-  const text = (value: string) => (value.length === 0 ? 0 : Math.ceil(bpeCount(value) * factor));
+/**
+ * Estimated tokens of Anthropic content (a string or content blocks) with `text` counting each text
+ * in it: what createTokenEstimator's `content` is over its own `text`.
+ */
+export function contentTokens(content: unknown, text: (value: string) => number): number {
   const block = (b: unknown): number => {
     if (typeof b === 'string') return text(b);
     if (!b || typeof b !== 'object') return 0;
@@ -124,10 +127,23 @@ export function createTokenEstimator(factor = DEFAULT_MODEL_FACTOR): TokenEstima
         return text(JSON.stringify(value));
     }
   };
-  return {
-    text,
-    content: (content) => (Array.isArray(content) ? sum(content.map(block)) : block(content)),
-  };
+  return Array.isArray(content) ? sum(content.map(block)) : block(content);
+}
+
+/** Estimators whose `content` is contentTokens over their own `text` (createTokenEstimator's). */
+const TEXT_COMPOSED = new WeakSet<TokenEstimator>();
+
+/**
+ * Whether `estimator.content(c)` is `contentTokens(c, estimator.text)`: a wrapper that memoizes
+ * `text` may then count content through its memo and get the same numbers.
+ */
+export const contentComposesText = (estimator: TokenEstimator) => TEXT_COMPOSED.has(estimator);
+
+export function createTokenEstimator(factor = DEFAULT_MODEL_FACTOR): TokenEstimator {
+  const text = (value: string) => (value.length === 0 ? 0 : Math.ceil(bpeCount(value) * factor));
+  const estimator: TokenEstimator = { text, content: (content) => contentTokens(content, text) };
+  TEXT_COMPOSED.add(estimator);
+  return estimator;
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);

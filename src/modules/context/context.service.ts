@@ -15,6 +15,7 @@ import { assembleContext, type AssembleInput, type AssembleResult } from './core
 import { compactionWindow, DEFAULT_SAFETY_MARGIN } from './core/budget.js';
 import { cacheCold } from './core/cost-model.js';
 import { billPayload } from './core/prompt-blocks.js';
+import { stableEstimator } from './core/stable-estimator.js';
 import { budgetCalibration } from '../sessions/core/calibration.js';
 import type { ContentBlock } from '../../shared/content-blocks.js';
 import { checkAnchorSource, plainText } from './core/current-turn.js';
@@ -133,13 +134,14 @@ export function createContextService(deps: {
     const result = await traced('assembly', () => assembleWithChannelContext(facts, turn, reads, message));
     const compaction = await decideCompaction(facts, turn, reads, result, params.compacted);
     if ('rerun' in compaction) return assembleTurn({ ...params, compacted: compaction.rerun });
-    // What this payload is expected to cost against the cache the session's earlier calls left.
+    // What this payload is expected to cost against the cache the session's earlier calls left
+    // (its blocks counted through the memo: most of them were counted in the session's last call).
     const billed = billPayload({
       payload: result.payload,
       model: facts.model,
       at: reads.callAt,
       state: turn.session.promptCache,
-      estimator: deps.estimator,
+      estimator: stableEstimator(deps.estimator),
     });
     result.budget = { ...result.budget, cost: billed.cost };
     const wire = replyOf(result, {

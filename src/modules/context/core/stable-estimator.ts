@@ -3,7 +3,7 @@
 
 import { LRUCache } from 'lru-cache';
 
-import { type TokenEstimator } from '../../../shared/tokens.js';
+import { contentComposesText, contentTokens, type TokenEstimator } from '../../../shared/tokens.js';
 
 export const sumTokens = (items: readonly { tokens: number }[]) => items.reduce((s, i) => s + i.tokens, 0);
 
@@ -31,15 +31,18 @@ export function stableEstimator(estimator: TokenEstimator): TokenEstimator {
     maxSize: TEXT_CACHE_MAX_BYTES,
     sizeCalculation: (_value, key) => entryBytes(key),
   });
+  const text = (value: string) => {
+    const hit = cache.get(value);
+    if (hit !== undefined) return hit;
+    const tokens = estimator.text(value);
+    if (entryBytes(value) <= TEXT_CACHE_MAX_BYTES / 16) cache.set(value, tokens);
+    return tokens;
+  };
   const stable: TokenEstimator = {
-    content: estimator.content,
-    text: (value) => {
-      const hit = cache.get(value);
-      if (hit !== undefined) return hit;
-      const tokens = estimator.text(value);
-      if (entryBytes(value) <= TEXT_CACHE_MAX_BYTES / 16) cache.set(value, tokens);
-      return tokens;
-    },
+    // Content counted through the memo when the estimator's own content is its text summed (the
+    // same numbers); otherwise as the estimator counts it.
+    content: contentComposesText(estimator) ? (content) => contentTokens(content, text) : estimator.content,
+    text,
   };
   STABLE.set(estimator, stable);
   return stable;
