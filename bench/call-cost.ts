@@ -52,13 +52,15 @@ interface Mark {
 interface Served {
   port: number;
   mark(): Promise<Mark>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Starts `--serve KIND` in a process of its own; resolves once it listens. */
 async function serve(kind: 'app' | 'floor', databaseUrl: string): Promise<Served> {
+  // BENCH_CPU_PROF=DIR: the app's process writes a V8 CPU profile there when the run ends.
+  const profile = kind === 'app' && process.env.BENCH_CPU_PROF;
   const child: ChildProcess = fork(import.meta.filename, ['--serve', kind], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     stdio: 'inherit',
     env: { ...process.env, DATABASE_URL: databaseUrl },
   });
@@ -79,7 +81,11 @@ async function serve(kind: 'app' | 'floor', databaseUrl: string): Promise<Served
       child.send('mark');
       return reply;
     },
-    close: () => child.kill(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('exit');
+      }),
   };
 }
 
@@ -122,7 +128,9 @@ async function served(kind: 'app' | 'floor'): Promise<void> {
     });
   }
   await app.listen({ host: '127.0.0.1', port: 0 });
-  process.on('message', () => {
+  process.on('message', (m) => {
+    // A clean exit, so --cpu-prof writes its profile.
+    if (m === 'exit') process.exit(0);
     const usage = process.cpuUsage(cpu0);
     process.send!({ cpuMs: (usage.user + usage.system) / 1000, statements } satisfies Mark);
   });
@@ -317,8 +325,7 @@ async function main(): Promise<void> {
   atEight.set('wrapped', await concurrentLatency(floors.wrapped, concurrent));
   for (const [turns, session] of sessions)
     atEight.set(`call${turns}`, await concurrentLatency(contextCall(session), concurrent));
-  server.close();
-  floor.close();
+  await Promise.all([server.close(), floor.close()]);
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const total = (list: Sums[]): Sums =>
