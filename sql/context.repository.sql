@@ -66,6 +66,18 @@ select
     limit
       1
   ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
+  ),
   null,
   null,
   (
@@ -317,6 +329,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   null,
   null,
@@ -976,6 +1000,18 @@ select
     limit
       1
   ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
+  ),
   null,
   null,
   (
@@ -1159,6 +1195,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   (
     select
@@ -1433,6 +1481,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   (
     select
@@ -2114,6 +2174,18 @@ select
     limit
       1
   ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
+  ),
   (
     select
       coalesce(
@@ -2319,6 +2391,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   null,
   coalesce(
@@ -2588,6 +2672,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   null,
   coalesce(
@@ -3264,6 +3360,18 @@ select
     limit
       1
   ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
+  ),
   null,
   coalesce(
     (
@@ -3464,6 +3572,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   (
     select
@@ -3755,6 +3875,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   (
     select
@@ -4452,6 +4584,18 @@ select
       c.turn_seq desc
     limit
       1
+  ),
+  exists (
+    select
+      1
+    from
+      blob_owners o
+      join blobs b on b.tenant_id = o.tenant_id
+      and b.artifact_id = o.artifact_id
+    where
+      o.tenant_id = "sessions"."tenant_id"
+      and o.session_id = "sessions"."id"
+      and b.kind = 'tool_result'
   ),
   (
     select
