@@ -183,7 +183,7 @@ describe('chunk rebuilds driven by channel ingest', () => {
         message_id: 'q1',
         ts: ts(1),
         author: { id: 'U1', name: 'Ana' },
-        text: 'the vault password is hunter2',
+        text: 'the vault code name is bluefinch',
       },
     ]);
     expect(created.statusCode).toBe(200);
@@ -193,13 +193,13 @@ describe('chunk rebuilds driven by channel ingest', () => {
       turns: [
         {
           role: 'user',
-          content: 'the vault password is hunter2',
+          content: 'the vault code name is bluefinch',
           source: { platform: 'slack', channel_id: 'C9', message_id: 'q1' },
         },
         { role: 'assistant', content: 'noted' },
       ],
     });
-    expect((await chunksOf(t.tenantId, session.id))[0]!.text).toContain('hunter2');
+    expect((await chunksOf(t.tenantId, session.id))[0]!.text).toContain('bluefinch');
 
     const edited = await post([
       {
@@ -214,6 +214,6 @@ describe('chunk rebuilds driven by channel ingest', () => {
     expect(edited.json().results[0].outcome).toBe('updated');
     const after = await chunksOf(t.tenantId, session.id);
     expect(after[0]!.text).toContain('never mind');
-    expect(after[0]!.text).not.toContain('hunter2');
+    expect(after[0]!.text).not.toContain('bluefinch');
   });
 });

@@ -11,7 +11,7 @@ import { createChannelsService } from './channels.service.js';
 import { createIngestService } from './ingest.service.js';
 import { createIngestStatistics } from './ingest-statistics.js';
 import { createTableStatisticsRepository } from './table-statistics.repository.js';
-import { withAuthorNames, type AuthorNames } from './named-reads.js';
+import { withAuthorNames, withRedactedText, type AuthorNames } from './named-reads.js';
 import { createBackfillMetrics, createIngestMetrics } from './channels.metrics.js';
 import { createBackfillRepository } from './backfill.repository.js';
 import { createBackfillService, type PlatformHistoryApi } from './backfill.service.js';
@@ -35,7 +35,9 @@ export function createChannelServices(
 ) {
   const db = deps.database.db;
   const channels = createChannelsRepository(db);
-  const reads = options.authorNames ? withAuthorNames(channels, options.authorNames) : channels;
+  const reads = withRedactedText(
+    options.authorNames ? withAuthorNames(channels, options.authorNames) : channels,
+  );
   const statistics = createIngestStatistics(createTableStatisticsRepository(db));
   const ingest = createIngestService({
     db,

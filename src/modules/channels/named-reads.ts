@@ -4,6 +4,7 @@
 import type { Executor } from '../../db/client.js';
 import type { ChannelsRepository } from './channels.repository.js';
 import type { StoredMessage } from './channel-rows.repository.js';
+import { redactText } from '../memory/core/redaction.js';
 
 export interface AuthorNames {
   fillNames<T extends StoredMessage>(tenantId: string, messages: T[]): Promise<T[]>;
@@ -36,5 +37,47 @@ export function withAuthorNames(repo: ChannelsRepository, names: AuthorNames): C
     },
     listMessages: async (scope: Params<'listMessages'>, tx?: Executor) =>
       names.fillNames(scope.tenantId, await repo.listMessages(scope, tx)),
+  };
+}
+
+/** Messages as a reader sees them: secrets in their text redacted (the stored rows keep it). */
+function redactRows<T extends StoredMessage>(rows: T[]): T[] {
+  return rows.map((row) => {
+    const text = redactText(row.text);
+    return text === row.text ? row : { ...row, text };
+  });
+}
+
+/**
+ * The channel repository as every read shows it (snapshots, threads, lists, tools, the context
+ * call's channel context): message text with secrets redacted. The rows themselves are the audit
+ * record and keep what was said; ingest keeps the unwrapped repository, so nothing redacted is
+ * ever written back.
+ */
+export function withRedactedText(repo: ChannelsRepository): ChannelsRepository {
+  return {
+    ...repo,
+    getMessages: async (scope: Params<'getMessages'>, tx?: Executor) =>
+      redactRows(await repo.getMessages(scope, tx)),
+    withNames: async <T extends StoredMessage>(tenantId: string, rows: T[]) =>
+      redactRows(await repo.withNames(tenantId, rows)),
+    getRow: async (scope: Params<'getRow'>, tx?: Executor) => {
+      const row = await repo.getRow(scope, tx);
+      return row ? redactRows([row])[0]! : null;
+    },
+    topLevelBefore: async (scope: Params<'topLevelBefore'>, tx?: Executor) =>
+      redactRows(await repo.topLevelBefore(scope, tx)),
+    snapshotRows: async (scope: Params<'snapshotRows'>, tx?: Executor) => {
+      const read = await repo.snapshotRows(scope, tx);
+      return { ...read, rows: redactRows(read.rows) };
+    },
+    neighbours: async (scope: Params<'neighbours'>, tx?: Executor) =>
+      redactRows(await repo.neighbours(scope, tx)),
+    threadReplies: async (scope: Params<'threadReplies'>, tx?: Executor) => {
+      const result = await repo.threadReplies(scope, tx);
+      return { ...result, replies: redactRows(result.replies) };
+    },
+    listMessages: async (scope: Params<'listMessages'>, tx?: Executor) =>
+      redactRows(await repo.listMessages(scope, tx)),
   };
 }

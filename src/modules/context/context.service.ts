@@ -7,6 +7,7 @@
 // the window); 3b. decide compaction: now, when the budget makes it unavoidable, or scheduled; price the
 // payload against the session's prompt cache (core/cost-model.ts); 4. unless dry_run, record the user turn,
 // its audit row and the cost (context.record.ts).
+import { redactContent } from '../memory/core/redaction.js';
 import { traced } from '../../telemetry/traced.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
@@ -494,7 +495,10 @@ export function createContextService(deps: {
     const quoted = reads.quotedMessage;
     return {
       model: facts.model,
-      message,
+      // What the model reads has its secrets redacted: the new turn and the history here (the
+      // transcript keeps them as the audit record), the channel's messages in their reads,
+      // retrieved material in its index (docs/memory.md, Redaction).
+      message: redactContent(message),
       now: reads.now,
       limits: {
         total: request.budget?.total ?? config.CONTEXT_BUDGET,
@@ -521,7 +525,10 @@ export function createContextService(deps: {
       promotedTools: reads.tools.promotedTools,
       toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
       lane: { ...lane, pendingSlot: pendingSlot.success ? pendingSlot.data : null },
-      history: reads.view.history,
+      history: reads.view.history.map((entry) => {
+        const content = redactContent(entry.content);
+        return content === entry.content ? entry : { ...entry, content };
+      }),
       channelContext: channelContext ? channelContextInput(session, channelContext, include) : null,
       knownMessageIds: [
         ...(turn.anchor ? [turn.anchor.message_id] : []),

@@ -3,7 +3,8 @@
 // a turn is gets edited or deleted.
 import type { Clock } from '../../shared/clock.js';
 import { purgeNeedle, scrubText } from '../../shared/scrub-texts.js';
-import { buildLaneChunks, entryText, type ChunkEntry } from './core/chunks.js';
+import { buildLaneChunks, editedText, entryText, type ChunkEntry } from './core/chunks.js';
+import { redactText } from './core/redaction.js';
 import type { Executor } from '../../db/client.js';
 import type { ChunkSourceEntry, ChunksRepository } from './chunks.repository.js';
 
@@ -15,8 +16,15 @@ export interface AppendedEntry {
 }
 
 function toChunkEntry(row: ChunkSourceEntry): ChunkEntry {
-  const said = row.message_deleted ? '' : row.edited_text !== null ? row.edited_text : entryText(row.content);
-  const text = row.scrub_texts && row.scrub_texts.length > 0 ? scrubText(said, row.scrub_texts) : said;
+  // The turn's text is redacted as it is read (entryText, editedText); texts to scrub are looked for
+  // as said and as redacted.
+  const said = row.message_deleted
+    ? ''
+    : row.edited_text !== null
+      ? editedText(row.edited_text)
+      : entryText(row.content);
+  const scrub = row.scrub_texts ?? [];
+  const text = scrub.length > 0 ? scrubText(said, [...scrub, ...scrub.map(redactText)]) : said;
   return { seq: row.seq, laneKey: row.lane_key, role: row.role, text, author: row.author_name, at: row.at };
 }
 

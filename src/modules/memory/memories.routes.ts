@@ -1,5 +1,7 @@
 // /v1/memories: typed durable records (create, list, read, update, delete) and search over
 // memories, transcript chunks and channel messages.
+import { redactText } from './core/redaction.js';
+import { makeSnippet } from './core/retrieval-ranking.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
@@ -153,7 +155,7 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
           ...(body.include_transcripts && !f.types?.length ? (['transcript_chunks'] as const) : []),
           ...(body.include_channel_messages ? (['channel_messages'] as const) : []),
         ];
-        return (services.memorySearchReads ?? services.memorySearch).searchMemory({
+        const reply = await (services.memorySearchReads ?? services.memorySearch).searchMemory({
           tenantId: request.tenantId,
           query: body.query,
           maxResults: body.max_results,
@@ -173,6 +175,15 @@ export function memoriesRoutes(services: Services, deps: Pick<AppDeps, 'clock'>)
             until: f.until ? new Date(f.until) : undefined,
           },
         });
+        // Chunks and memories stored before the current rules are redacted on the way out too
+        // (the search index holds them as they were until rewritten: docs/memory.md).
+        return {
+          ...reply,
+          results: reply.results.map((r) => {
+            const text = redactText(r.text);
+            return text === r.text ? r : { ...r, text, snippet: r.snippet && makeSnippet(text, reply.terms) };
+          }),
+        };
       },
     );
   };

@@ -25,6 +25,7 @@ import {
 import type { Clock } from '../../shared/clock.js';
 import type { CandidateRow, SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
 import { candidatesFromDocuments, type ScopeCache } from './scope-cache.js';
+import { redactText } from './core/redaction.js';
 
 /** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
 export const CROSS_LANE_MIN_SCORE = 0.5;
@@ -142,6 +143,14 @@ const KIND: Record<SearchSource, SearchResultKind> = {
 };
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/**
+ * A result's text as every caller gets it (the search route, the tools, retrieval): memories are
+ * redacted before they are stored and transcript chunks when they are built; a channel message's
+ * row keeps what was said (the audit record), so its text is redacted here.
+ */
+const shownText = (source: SearchSource, text: string) =>
+  source === 'channel_messages' ? redactText(text) : text;
 
 export function createMemorySearchService(deps: {
   search: SearchRepository;
@@ -415,16 +424,19 @@ export function createMemorySearchService(deps: {
 
     return {
       terms: lexemes,
-      results: shown.map(({ source, row, raw }) => ({
-        kind: KIND[source],
-        id: row.id,
-        score: round(Math.min(1, raw)),
-        snippet: params.snippets === false ? '' : makeSnippet(row.text, lexemes),
-        text: row.text,
-        time: new Date(row.time_ms).toISOString(),
-        lane_key: row.lane_key,
-        source: row.extra,
-      })),
+      results: shown.map(({ source, row, raw }) => {
+        const text = shownText(source, row.text);
+        return {
+          kind: KIND[source],
+          id: row.id,
+          score: round(Math.min(1, raw)),
+          snippet: params.snippets === false ? '' : makeSnippet(text, lexemes),
+          text,
+          time: new Date(row.time_ms).toISOString(),
+          lane_key: row.lane_key,
+          source: row.extra,
+        };
+      }),
     };
   }
 

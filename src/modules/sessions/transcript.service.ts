@@ -1,6 +1,7 @@
 // Appending turns to a session's transcript and reading it back. One append is one transaction
 // under the session row lock (SELECT … FOR UPDATE): sequence numbers are gap-free, the turn-order
 // checks see every earlier turn, offloaded blobs and counters commit with the entries or not at all.
+import { redactContent } from '../memory/core/redaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { addUsage, type ReportedUsage } from './core/calibration.js';
 import { checkContentMedia, type ContentBlock, type TurnContent } from '../../shared/content-blocks.js';
@@ -371,11 +372,15 @@ export function transcriptEntrySummary(row: TranscriptEntryRow) {
   };
 }
 
-/** The public JSON shape of a transcript entry (a transcript page): the summary with its content. */
+/**
+ * The public JSON shape of a transcript entry (a transcript page): the summary with its content,
+ * secrets redacted as everywhere a model or a client reads (the stored row keeps what was said: it
+ * is the audit record, docs/memory.md).
+ */
 export function transcriptEntryView(row: TranscriptEntryRow) {
   return {
     ...transcriptEntrySummary(row),
-    content: row.content,
+    content: redactContent(row.content),
     author: row.author ?? null,
     turn_at: row.turnAt?.toISOString() ?? null,
     usage: row.usage ?? null,

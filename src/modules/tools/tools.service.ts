@@ -25,6 +25,7 @@ import type { ChannelSearchService } from '../channels/channel-search.service.js
 import type { ChannelsService } from '../channels/channels.service.js';
 import type { ContextService } from '../context/context.service.js';
 import { visibleMemoryScopes } from '../memory/core/visible-scopes.js';
+import { redactStrings, redactText } from '../memory/core/redaction.js';
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import type { MemorySearchService } from '../memory/memory-search.service.js';
 import type { OffloadService } from '../sessions/offload.service.js';
@@ -44,8 +45,12 @@ export interface ToolReply {
 export const MEDIA_TEXT_SLICE_BYTES = 4096;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * A tool's reply as the model reads it: every string in it with secrets redacted (channel reads,
+ * search results, offloaded results; what the store holds keeps them).
+ */
 const json = (value: unknown): ToolReply => ({
-  content: [{ type: 'text', text: JSON.stringify(value, null, 1) }],
+  content: [{ type: 'text', text: JSON.stringify(redactStrings(value), null, 1) }],
   is_error: false,
 });
 
@@ -139,7 +144,7 @@ export function createToolsService(deps: {
           ? ''
           : `\n[… ${meta.byteLength - slice.next_offset} more bytes. Use read_result with ref_id="${artifactId}" and offset=${slice.next_offset} to read on.]`;
       return {
-        content: [{ type: 'text', text: `${describe}:\n${slice.text}${more}` }],
+        content: [{ type: 'text', text: `${describe}:\n${redactText(slice.text)}${more}` }],
         is_error: false,
       };
     }

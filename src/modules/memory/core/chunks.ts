@@ -1,6 +1,8 @@
 // Transcript chunks (docs/design.md §4): searchable turn pairs of one lane, at most ~2,000 characters, each
 // turn on its own line with the speaker and time. Pure: the chunks service loads a lane's recent
-// entries and stores what this returns.
+// entries and stores what this returns. Chunks are search documents: secrets are redacted in each
+// turn's text before it is cut or joined (the transcript keeps what was said, as the audit record).
+import { redactSecrets } from './redaction.js';
 
 export const MAX_CHUNK_CHARS = 2_000;
 /** A tool result contributes at most this much text to a chunk. */
@@ -37,17 +39,20 @@ export function stripRenderedContext(text: string): string {
     .trim();
 }
 
+const redacted = (text: string) => redactSecrets(text).text;
+
 function blockText(block: unknown): string {
-  if (typeof block === 'string') return block;
+  if (typeof block === 'string') return redacted(block);
   if (!block || typeof block !== 'object') return '';
   const b = block as Record<string, unknown>;
   switch (b.type) {
     case 'text':
-      return typeof b.text === 'string' ? b.text : '';
+      return typeof b.text === 'string' ? redacted(b.text) : '';
     case 'tool_use':
       return typeof b.name === 'string' ? `[tool ${b.name}]` : '';
     case 'tool_result': {
       const inner = Array.isArray(b.content) ? b.content.map(blockText).join(' ') : blockText(b.content);
+      // Redacted (by the blocks above) before the cut: a cut secret is no longer recognisable.
       return inner ? `[tool result] ${truncate(inner, MAX_TOOL_RESULT_CHARS)}` : '';
     }
     case 'image':
@@ -60,7 +65,7 @@ function blockText(block: unknown): string {
   }
 }
 
-/** The searchable text of a stored turn's content (a string or content blocks). */
+/** The searchable text of a stored turn's content (a string or content blocks), secrets redacted. */
 export function entryText(content: unknown): string {
   const raw = Array.isArray(content) ? content.map(blockText).filter(Boolean).join('\n') : blockText(content);
   return stripRenderedContext(raw).replace(/\s+/g, ' ').trim();
@@ -77,6 +82,9 @@ export function truncate(text: string, max: number): string {
 function formatTime(at: Date): string {
   return at.toISOString().slice(0, 16).replace('T', ' ');
 }
+
+/** An edited channel message's text as a chunk holds it: secrets redacted. */
+export const editedText = redacted;
 
 /** One turn as a chunk line: `[2026-01-05 14:02] User (Alice): text`, cut to fit `max`. */
 export function formatTurn(entry: ChunkEntry, max = MAX_CHUNK_CHARS): string {

@@ -58,3 +58,104 @@ export function redactSecrets(text: string): RedactionResult {
   }
   return { text: out + text.slice(cursor), counts };
 }
+
+/**
+ * Texts already redacted, by their text: history, snapshot and thread messages come back on every
+ * call of a conversation, and the same text redacts the same way. Bounded by total characters held;
+ * when full it starts again (the next calls fill it with what is current).
+ */
+const MEMO_MAX_CHARS = 4_000_000;
+const memo = new Map<string, string>();
+let memoChars = 0;
+
+/** `redactSecrets(text).text`, remembered for texts read again. */
+export function redactText(text: string): string {
+  if (text === '') return text;
+  const known = memo.get(text);
+  if (known !== undefined) return known;
+  const redacted = redactSecrets(text).text;
+  if (memoChars + text.length > MEMO_MAX_CHARS) {
+    memo.clear();
+    memoChars = 0;
+  }
+  if (text.length <= MEMO_MAX_CHARS / 100) {
+    memo.set(text, redacted);
+    memoChars += text.length;
+  }
+  return redacted;
+}
+
+/** Content already redacted, by its (stored, unchanging) object: history entries repeat per call. */
+const contentMemo = new WeakMap<object, unknown>();
+
+/**
+ * Anthropic content (a string or content blocks) as a model may read it: text, tool results and the
+ * string values of tool inputs redacted. Thinking blocks stay as they are: their signature covers
+ * their text, and a changed one is refused by the API. Unchanged content is returned as it came.
+ */
+export function redactContent<T>(content: T): T {
+  if (typeof content === 'string') return redactText(content) as T;
+  if (!content || typeof content !== 'object') return content;
+  const known = contentMemo.get(content);
+  if (known !== undefined) return known as T;
+  const out = Array.isArray(content) ? redactBlocks(content) : redactBlock(content);
+  contentMemo.set(content, out);
+  return out as T;
+}
+
+function redactBlocks(blocks: unknown[]): unknown[] {
+  let changed = false;
+  const out = blocks.map((block) => {
+    const next = typeof block === 'string' ? redactText(block) : redactBlock(block);
+    if (next !== block) changed = true;
+    return next;
+  });
+  return changed ? out : blocks;
+}
+
+function redactBlock(block: unknown): unknown {
+  if (!block || typeof block !== 'object' || Array.isArray(block)) return block;
+  const b = block as Record<string, unknown>;
+  switch (b.type) {
+    case 'text': {
+      if (typeof b.text !== 'string') return block;
+      const text = redactText(b.text);
+      return text === b.text ? block : { ...b, text };
+    }
+    case 'tool_result': {
+      const inner = b.content;
+      const next =
+        typeof inner === 'string' ? redactText(inner) : Array.isArray(inner) ? redactBlocks(inner) : inner;
+      return next === inner ? block : { ...b, content: next };
+    }
+    case 'tool_use': {
+      const input = redactStrings(b.input);
+      return input === b.input ? block : { ...b, input };
+    }
+    default:
+      return block;
+  }
+}
+
+/** Every string value in a JSON value redacted (object keys kept); unchanged values as they came. */
+export function redactStrings<T>(value: T): T {
+  if (typeof value === 'string') return redactText(value) as T;
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const next = redactStrings(item);
+      if (next !== item) changed = true;
+      return next;
+    });
+    return (changed ? out : value) as T;
+  }
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const next = redactStrings(item);
+    if (next !== item) changed = true;
+    out[key] = next;
+  }
+  return (changed ? out : value) as T;
+}
