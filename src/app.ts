@@ -12,7 +12,7 @@ import { registerAuth, requiresApiKey } from './http/auth.js';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { clientErrorHandler } from './http/client-errors.js';
-import { metricsRoutes, registerMetrics } from './http/metrics.js';
+import { metricsRoutes, observePool, registerMetrics } from './http/metrics.js';
 import { registerLoadShedding } from './http/load-shedding.js';
 import { registerTracing } from './telemetry/tracing.js';
 import { apiTags, documentComponents, documentRoute } from './http/openapi-transform.js';
@@ -96,6 +96,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   registerMetrics(app, deps.metrics);
+  if (deps.database.kind === 'postgres') observePool(deps.metrics.registry, deps.database.pool);
   // Before auth and body parsing: an excess request costs as little as possible.
   registerLoadShedding(app, { limit: deps.config.MAX_WORK_IN_FLIGHT, metrics: deps.metrics });
   registerAuth(app, services.tenants);

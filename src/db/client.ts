@@ -17,6 +17,12 @@ export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelati
 /** What a repository method runs on: the database or an open transaction. */
 export type Executor = Db | Tx;
 
+export interface PoolState {
+  inUse: number;
+  idle: number;
+  waiting: number;
+}
+
 export type Database =
   | {
       kind: 'postgres';
@@ -38,6 +44,8 @@ export type Database =
        * reached; `db` itself without one.
        */
       readDb: Db;
+      /** The primary pool's connections running queries, idle ones, and queries waiting for one. */
+      pool(): PoolState;
       close(): Promise<void>;
     }
   | { kind: 'pglite'; db: Db; readDb: Db; pglite: PGlite; close(): Promise<void> };
@@ -437,6 +445,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       genericPlanDb,
       readDb,
+      // The getter patches/postgres+3.4.9.patch adds to postgres.js.
+      pool: () => (sql as unknown as { poolState(): PoolState }).poolState(),
       close: async () => {
         await Promise.all([
           sql.end({ timeout: 5 }),

@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { z } from 'zod';
 import type { Config } from '../config.js';
+import type { PoolState } from '../db/client.js';
 import { errorBodySchema } from './error-handler.js';
 
 export function createMetrics() {
@@ -60,6 +61,29 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** contextd_db_pool_connections{state} and contextd_db_pool_waiting, read from the pool at each scrape. */
+export function observePool(registry: Registry, pool: () => PoolState): void {
+  new Gauge({
+    name: 'contextd_db_pool_connections',
+    help: "PostgreSQL connections of this instance's primary pool: in_use (running queries) and idle",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const state = pool();
+      this.set({ state: 'in_use' }, state.inUse);
+      this.set({ state: 'idle' }, state.idle);
+    },
+  });
+  new Gauge({
+    name: 'contextd_db_pool_waiting',
+    help: 'Queries waiting for a connection of the primary pool',
+    registers: [registry],
+    collect() {
+      this.set(pool().waiting);
+    },
+  });
+}
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', async (request, reply) => {

@@ -39,6 +39,8 @@ export interface CompactionQueue {
    */
   enqueue(data: CompactionJobData): Promise<{ jobId: string | null; deduplicated: boolean }>;
   getJob(jobId: string): Promise<CompactionJob | null>;
+  /** Jobs waiting (created or retrying) and running, across every instance; null before the queue started. */
+  depth(): Promise<{ queued: number; active: number } | null>;
   /** Starts working jobs on this instance (`concurrency` at a time). */
   work(handler: JobHandler, concurrency: number): Promise<void>;
   stop(): Promise<void>;
@@ -171,6 +173,14 @@ function createPgBossQueue(connectionString: string, options: QueueOptions): Com
         completedOn: job.completedOn,
       };
     },
+    async depth() {
+      // A scrape never starts pg-boss: before this instance used the queue there is nothing to read.
+      const instance = started ? await started.catch(() => null) : null;
+      if (!instance) return null;
+      const queued = await instance.getQueueSize(COMPACTION_QUEUE);
+      const queuedOrActive = await instance.getQueueSize(COMPACTION_QUEUE, { before: 'completed' });
+      return { queued, active: Math.max(0, queuedOrActive - queued) };
+    },
     async work(handler, concurrency) {
       const instance = await boss();
       for (let i = 0; i < concurrency; i += 1) {
@@ -263,6 +273,9 @@ export function createInProcessQueue(): CompactionQueue {
 
   return {
     kind: 'in-process',
+    async depth() {
+      return { queued: queued.size, active: active.size };
+    },
     async enqueue(data) {
       const key = singletonKey(data);
       const waiting = queued.get(key);

@@ -1,6 +1,24 @@
 // Compaction's Prometheus series, on the app's registry: compactions by strategy and outcome,
-// duration, lock contention, summarizer fallbacks and summarizer tokens per tenant.
-import { Counter, Histogram, type Registry } from 'prom-client';
+// duration, lock contention, summarizer fallbacks, summarizer tokens per tenant, and the job
+// queue's depth.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { CompactionQueue } from './compaction.jobs.js';
+
+/** contextd_compaction_jobs{state}: the queue's waiting and running jobs, read at each scrape. */
+export function observeQueueDepth(registry: Registry, queue: Pick<CompactionQueue, 'depth'>): void {
+  new Gauge({
+    name: 'contextd_compaction_jobs',
+    help: 'Compaction jobs in the queue (all instances): queued (waiting or retrying) and active',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const depth = await queue.depth().catch(() => null);
+      if (!depth) return;
+      this.set({ state: 'queued' }, depth.queued);
+      this.set({ state: 'active' }, depth.active);
+    },
+  });
+}
 
 export function createCompactionMetrics(registry: Registry) {
   return {

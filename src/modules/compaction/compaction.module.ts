@@ -8,7 +8,7 @@ import type { SessionsService } from '../sessions/sessions.service.js';
 import { createCompactionRepository } from './compaction.repository.js';
 import { createLanesRepository } from '../lanes/lanes.repository.js';
 import { createSessionsRepository } from '../sessions/sessions.repository.js';
-import { createCompactionMetrics } from './compaction.metrics.js';
+import { createCompactionMetrics, observeQueueDepth } from './compaction.metrics.js';
 import { createCompactionService } from './compaction.service.js';
 import { createCompactionScheduler } from './compaction.scheduler.js';
 import { createCompactionQueue } from './compaction.jobs.js';
@@ -115,6 +115,7 @@ export function createCompactionModule(
     waitMs: 60_000,
   });
   const queue = createCompactionQueue({ database: deps.database, config });
+  observeQueueDepth(deps.metrics.registry, queue);
   const scheduler = createCompactionScheduler({
     service,
     queue,

@@ -1,8 +1,10 @@
 // The context call's Prometheus series: the tokens of every payload it returned, per budget
-// component (docs/operations.md, Metrics), whichever entry point asked (REST, MCP). Counted once
+// component, and what its input is expected to bill under the cost model (budget.cost: billed
+// input per call, input tokens by cache kind) (docs/operations.md, Metrics), whichever entry point
+// asked (REST, MCP). Counted once
 // the reply is final (after the turn is committed; a dry run too), never for an Idempotency-Key
 // replay.
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { budgetComponentNames, type BudgetComponents } from './core/budget.js';
 import type { ContextService } from './context.service.js';
 
@@ -14,12 +16,31 @@ export function createContextMetrics(registry: Registry) {
     buckets: [0, 100, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 1_000_000],
     registers: [registry],
   });
+  const billed = new Histogram({
+    name: 'contextd_billed_input_tokens',
+    help: "Each returned payload's expected input bill in base-input tokens (budget.cost.billed_input)",
+    buckets: [0, 100, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 1_000_000],
+    registers: [registry],
+  });
+  const input = new Counter({
+    name: 'contextd_input_tokens_total',
+    help: 'Input tokens of returned payloads by how the provider is expected to bill them (budget.cost)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   return {
-    observe(components: BudgetComponents): void {
+    observe(components: BudgetComponents, cost?: CostReport): void {
       for (const component of budgetComponentNames) tokens.observe({ component }, components[component]);
+      if (!cost) return;
+      billed.observe(cost.billed_input);
+      input.inc({ kind: 'cache_read' }, cost.cache_read);
+      input.inc({ kind: 'cache_write' }, cost.cache_write);
+      input.inc({ kind: 'uncached' }, cost.uncached);
     },
   };
 }
+
+type CostReport = { billed_input: number; cache_read: number; cache_write: number; uncached: number };
 
 export type ContextMetrics = ReturnType<typeof createContextMetrics>;
 
@@ -28,15 +49,15 @@ export function withContextMetrics(context: ContextService, metrics: ContextMetr
   return {
     ...context,
     async assemble(params) {
-      let components: BudgetComponents | undefined;
+      let budget: { components: BudgetComponents; cost?: CostReport } | undefined;
       const result = await context.assemble({
         ...params,
         encode: (reply, payloadText) => {
-          components = reply.budget.components;
+          budget = reply.budget;
           return params.encode(reply, payloadText);
         },
       });
-      if (!result.replayed && components) metrics.observe(components);
+      if (!result.replayed && budget) metrics.observe(budget.components, budget.cost);
       return result;
     },
   };
