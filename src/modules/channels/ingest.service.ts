@@ -61,6 +61,127 @@ export interface ChangedMessage {
   deleted: boolean;
 }
 
+type GroupOf = (platform: string, channelId: string) => ChannelGroup;
+
+const channelKey = (platform: string, channelId: string) => `${platform}\u0000${channelId}`;
+const messageKey = (platform: string, channelId: string, messageId: string) =>
+  `${platform}\u0000${channelId}\u0000${messageId}`;
+
+/** Event ids: a repeat inside the batch is a duplicate; the rest, by source, to check against earlier batches. */
+function eventIdsOf(events: ChannelEvent[]) {
+  const duplicateByEventId = new Set<number>();
+  const bySource = new Map<string, { index: number; id: string }[]>();
+  const seenInBatch = new Set<string>();
+  events.forEach((event, index) => {
+    if (!event.event_id) return;
+    const key = `${event.platform}\u0000${event.event_id}`;
+    if (seenInBatch.has(key)) {
+      duplicateByEventId.add(index);
+      return;
+    }
+    seenInBatch.add(key);
+    const list = bySource.get(event.platform) ?? [];
+    list.push({ index, id: event.event_id });
+    bySource.set(event.platform, list);
+  });
+  return { duplicateByEventId, bySource };
+}
+
+/** One group per channel, ordered by key: locked in a fixed order so two batches cannot deadlock. */
+function groupByChannel(events: ChannelEvent[], estimate: (text: string) => number) {
+  const groups = new Map<string, ChannelGroup>();
+  events.forEach((event, index) => {
+    const key = channelKey(event.platform, event.channel_id);
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        platform: event.platform,
+        channelId: event.channel_id,
+        indexes: [],
+        ctx: { messages: new Map(), replyLinks: new Map(), estimate },
+        touched: new Set(),
+        relanes: [],
+        channel: { platform: event.platform, channelId: event.channel_id },
+      };
+      groups.set(key, group);
+    }
+    group.indexes.push(index);
+    if (event.channel?.name) group.channel.name = event.channel.name;
+    if (event.channel?.kind) group.channel.kind = event.channel.kind;
+  });
+  const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+  const groupOf: GroupOf = (platform, channelId) => groups.get(channelKey(platform, channelId))!;
+  return { groupOf, ordered };
+}
+
+/** The text each edited or deleted message had before this batch (what a summary may quote). */
+function textsBeforeChange(events: ChannelEvent[], groupOf: GroupOf): Map<string, string> {
+  const before = new Map<string, string>();
+  for (const event of events) {
+    if (event.type !== 'message.edited' && event.type !== 'message.deleted') continue;
+    const key = messageKey(event.platform, event.channel_id, event.message_id);
+    const row = groupOf(event.platform, event.channel_id).ctx.messages.get(event.message_id);
+    if (!before.has(key) && row && !row.isPlaceholder) before.set(key, row.text);
+  }
+  return before;
+}
+
+/** The state machine over the batch in order; each item reports the lane its message ended in. */
+function applyBatch(events: ChannelEvent[], groupOf: GroupOf, duplicateByEventId: Set<number>) {
+  const results = events.map((event, index): IngestItemResult => {
+    const base = { index, type: event.type, message_id: event.message_id };
+    if (duplicateByEventId.has(index))
+      return { ...base, outcome: 'duplicate', reason: 'event_id already ingested' };
+    const group = groupOf(event.platform, event.channel_id);
+    const applied = applyChannelEvent(group.ctx, event);
+    for (const id of applied.touched) group.touched.add(id);
+    group.relanes.push(...applied.relanes);
+    if (event.type === 'message.created' && applied.outcome === 'created') {
+      const ts = new Date(event.ts).getTime();
+      group.channel.firstTs = Math.min(group.channel.firstTs ?? ts, ts);
+      group.channel.lastTs = Math.max(group.channel.lastTs ?? ts, ts);
+    }
+    return {
+      ...base,
+      outcome: applied.outcome,
+      ...(applied.reason ? { reason: applied.reason } : {}),
+      lane_key: group.ctx.messages.get(event.message_id)?.laneKey,
+    };
+  });
+  // Lanes may have moved after an item was applied (a late parent): report where they ended.
+  for (const item of results) {
+    const event = events[item.index]!;
+    const lane = groupOf(event.platform, event.channel_id).ctx.messages.get(item.message_id)?.laneKey;
+    if (lane) item.lane_key = lane;
+  }
+  return results;
+}
+
+/** The messages an edit or delete of this batch changed, for the change hooks. */
+function changedMessages(
+  events: ChannelEvent[],
+  results: IngestItemResult[],
+  groupOf: GroupOf,
+  before: Map<string, string>,
+): ChangedMessage[] {
+  return results
+    .filter(
+      (item) =>
+        item.outcome === 'updated' && (item.type === 'message.edited' || item.type === 'message.deleted'),
+    )
+    .map((item) => {
+      const { platform, channel_id: channelId } = events[item.index]!;
+      const state = groupOf(platform, channelId).ctx.messages.get(item.message_id);
+      return {
+        platform,
+        channelId,
+        messageId: item.message_id,
+        previousText: before.get(messageKey(platform, channelId, item.message_id)) ?? null,
+        deleted: state?.deletedAt != null,
+      };
+    });
+}
+
 export function createIngestService(deps: {
   db: Db;
   channels: ChannelsRepository;
@@ -88,59 +209,49 @@ export function createIngestService(deps: {
     return estimates;
   }
 
+  /**
+   * One batch in its transaction, as named steps: the event ids and channel groups (in memory),
+   * the locks and reads (one round trip), the texts before any edit, the state machine, then the
+   * writes and change hooks (one round trip).
+   */
   async function ingestInTx(
     tenantId: string,
     events: ChannelEvent[],
     tx: Executor,
     estimates = estimateTexts(events),
   ): Promise<IngestResult> {
-    const results: (IngestItemResult | undefined)[] = new Array(events.length);
     const estimate = (text: string) => estimates.get(text) ?? estimator.text(text);
+    const { duplicateByEventId, bySource } = eventIdsOf(events);
+    const { groupOf, ordered } = groupByChannel(events, estimate);
+    await loadBatchRows(tenantId, events, { ordered, groupOf, bySource, duplicateByEventId }, tx);
+    const before = textsBeforeChange(events, groupOf);
+    const results = applyBatch(events, groupOf, duplicateByEventId);
+    const changed = changedMessages(events, results, groupOf, before);
+    await writeBatch(tenantId, ordered, changed, tx);
+    const counts = noCounts();
+    for (const item of results) counts[item.outcome] += 1;
+    return { results, counts };
+  }
 
-    // Event ids: a repeat inside the batch or of an earlier batch is a duplicate.
-    const duplicateByEventId = new Set<number>();
-    const bySource = new Map<string, { index: number; id: string }[]>();
-    const seenInBatch = new Set<string>();
-    events.forEach((event, index) => {
-      if (!event.event_id) return;
-      const key = `${event.platform}\u0000${event.event_id}`;
-      if (seenInBatch.has(key)) {
-        duplicateByEventId.add(index);
-        return;
-      }
-      seenInBatch.add(key);
-      const list = bySource.get(event.platform) ?? [];
-      list.push({ index, id: event.event_id });
-      bySource.set(event.platform, list);
-    });
-    // One group per channel, locked in a fixed order so two batches cannot deadlock.
-    const groups = new Map<string, ChannelGroup>();
-    events.forEach((event, index) => {
-      const key = `${event.platform}\u0000${event.channel_id}`;
-      let group = groups.get(key);
-      if (!group) {
-        group = {
-          platform: event.platform,
-          channelId: event.channel_id,
-          indexes: [],
-          ctx: { messages: new Map(), replyLinks: new Map(), estimate },
-          touched: new Set(),
-          relanes: [],
-          channel: { platform: event.platform, channelId: event.channel_id },
-        };
-        groups.set(key, group);
-      }
-      group.indexes.push(index);
-      if (event.channel?.name) group.channel.name = event.channel.name;
-      if (event.channel?.kind) group.channel.kind = event.channel.kind;
-    });
-    const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
-
-    // The locks, the event ids, every referenced row of every channel and the reply chains are
-    // sent together: pipelined on the transaction's connection, they run in this order (the
-    // reads after the locks) for one round trip. The rows come with their stored parents (a
-    // delete of a stored reply updates its parent's counters).
-    const groupOf = (platform: string, channelId: string) => groups.get(`${platform}\u0000${channelId}`)!;
+  /**
+   * The locks, the event ids, every referenced row of every channel and the reply chains are
+   * sent together: pipelined on the transaction's connection, they run in this order (the reads
+   * after the locks) for one round trip. The rows come with their stored parents (a delete of a
+   * stored reply updates its parent's counters). An event id already recorded marks its events
+   * duplicates.
+   */
+  async function loadBatchRows(
+    tenantId: string,
+    events: ChannelEvent[],
+    batch: {
+      ordered: ChannelGroup[];
+      groupOf: GroupOf;
+      bySource: Map<string, { index: number; id: string }[]>;
+      duplicateByEventId: Set<number>;
+    },
+    tx: Executor,
+  ): Promise<void> {
+    const { ordered, groupOf } = batch;
     const refs = ordered.flatMap((g) =>
       referencedIds(g.indexes.map((i) => events[i]!)).map((messageId) => ({
         platform: g.platform,
@@ -157,80 +268,31 @@ export function createIngestService(deps: {
       }),
     );
     const locked = channels.lockChannels({ tenantId, channels: ordered }, tx);
-    const recorded = [...bySource].map(async ([source, items]) => {
+    const recorded = [...batch.bySource].map(async ([source, items]) => {
       const fresh = await channels.recordEventIds(
         { tenantId, source, eventIds: items.map((i) => i.id), at: clock.now() },
         tx,
       );
-      for (const item of items) if (!fresh.has(item.id)) duplicateByEventId.add(item.index);
+      for (const item of items) if (!fresh.has(item.id)) batch.duplicateByEventId.add(item.index);
     });
     const loaded = channels.loadMessagesWithParents({ tenantId, keys: refs }, tx);
     const chains = channels.loadReplyChains({ tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS }, tx);
     const [, , referenced, links] = await Promise.all([locked, Promise.all(recorded), loaded, chains]);
-    const store = (rows: MessageState[]) => {
-      for (const row of rows) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
-    };
-    store(referenced);
+    for (const row of referenced) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
     for (const link of links) groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
+  }
 
-    // The text each edited or deleted message had before this batch (what a summary may quote).
-    const before = new Map<string, string>();
-    for (const event of events) {
-      if (event.type !== 'message.edited' && event.type !== 'message.deleted') continue;
-      const key = `${event.platform}\u0000${event.channel_id}\u0000${event.message_id}`;
-      const row = groupOf(event.platform, event.channel_id).ctx.messages.get(event.message_id);
-      if (!before.has(key) && row && !row.isPlaceholder) before.set(key, row.text);
-    }
-
-    events.forEach((event, index) => {
-      const base = { index, type: event.type, message_id: event.message_id };
-      if (duplicateByEventId.has(index)) {
-        results[index] = { ...base, outcome: 'duplicate', reason: 'event_id already ingested' };
-        return;
-      }
-      const group = groups.get(`${event.platform}\u0000${event.channel_id}`)!;
-      const applied = applyChannelEvent(group.ctx, event);
-      for (const id of applied.touched) group.touched.add(id);
-      group.relanes.push(...applied.relanes);
-      if (event.type === 'message.created' && applied.outcome === 'created') {
-        const ts = new Date(event.ts).getTime();
-        group.channel.firstTs = Math.min(group.channel.firstTs ?? ts, ts);
-        group.channel.lastTs = Math.max(group.channel.lastTs ?? ts, ts);
-      }
-      results[index] = {
-        ...base,
-        outcome: applied.outcome,
-        ...(applied.reason ? { reason: applied.reason } : {}),
-        lane_key: group.ctx.messages.get(event.message_id)?.laneKey,
-      };
-    });
-
+  /**
+   * Pipelined like the reads: the upsert, the lane renames, the channels, then the change hooks
+   * (whose first statement runs after the upsert on the same connection, so it sees the rows).
+   */
+  async function writeBatch(
+    tenantId: string,
+    ordered: ChannelGroup[],
+    changed: ChangedMessage[],
+    tx: Executor,
+  ): Promise<void> {
     const rows: MessageState[] = ordered.flatMap((g) => [...g.touched].map((id) => g.ctx.messages.get(id)!));
-    const final = results as IngestItemResult[];
-    // Lanes may have moved after an item was applied (a late parent): report where they ended.
-    for (const item of final) {
-      const group = groups.get(`${events[item.index]!.platform}\u0000${events[item.index]!.channel_id}`)!;
-      const lane = group.ctx.messages.get(item.message_id)?.laneKey;
-      if (lane) item.lane_key = lane;
-    }
-    const changed = final
-      .filter(
-        (item) =>
-          item.outcome === 'updated' && (item.type === 'message.edited' || item.type === 'message.deleted'),
-      )
-      .map((item): ChangedMessage => {
-        const { platform, channel_id: channelId } = events[item.index]!;
-        const state = groupOf(platform, channelId).ctx.messages.get(item.message_id);
-        return {
-          platform,
-          channelId,
-          messageId: item.message_id,
-          previousText: before.get(`${platform}\u0000${channelId}\u0000${item.message_id}`) ?? null,
-          deleted: state?.deletedAt != null,
-        };
-      });
-    // Pipelined like the reads: the upsert, the lane renames, the channels, then the change hooks
-    // (whose first statement runs after the upsert on the same connection, so it sees the rows).
     const writes = [
       channels.upsertMessages({ tenantId, messages: rows }, tx),
       ...ordered.flatMap((g) => g.relanes).map((relane) => channels.renameLane({ tenantId, ...relane }, tx)),
@@ -240,9 +302,6 @@ export function createIngestService(deps: {
       for (const hook of changeHooks) await hook(tx, { tenantId, messages: changed });
     };
     await Promise.all([...writes, ...(changed.length > 0 ? [hooks()] : [])]);
-    const counts = noCounts();
-    for (const item of final) counts[item.outcome] += 1;
-    return { results: final, counts };
   }
 
   const ingestedHooks: ((params: { tenantId: string; events: ChannelEvent[] }) => void)[] = [];
