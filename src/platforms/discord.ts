@@ -95,6 +95,14 @@ function referencedCopy(
   return events;
 }
 
+/** Where a dispatch's message is stored (the parent channel of a thread) and when it was received. */
+interface Dispatch {
+  t: string;
+  d: Record<string, unknown>;
+  place: { channel_id: string; thread_id?: string; topic_id?: string };
+  received: string;
+}
+
 export function discordDispatchToEvents(payload: unknown, context: AdapterContext): AdapterResult {
   if (!isRecord(payload) || !str(payload.t) || !isRecord(payload.d)) {
     return ignored('not a Discord gateway dispatch ({ t, d })');
@@ -102,118 +110,129 @@ export function discordDispatchToEvents(payload: unknown, context: AdapterContex
   if (payload.op !== undefined && payload.op !== 0)
     return ignored(`Discord gateway opcode ${String(payload.op)}`);
   const t = str(payload.t)!;
-  const d = payload.d;
-  const platform = 'discord';
-  const place = where(payload, d);
+  const place = where(payload, payload.d);
   if (!place) return ignored(`${t} without channel_id`);
-  const received = iso(context.receivedAt.getTime());
-
+  const dispatch: Dispatch = { t, d: payload.d, place, received: iso(context.receivedAt.getTime()) };
   switch (t) {
-    case 'MESSAGE_CREATE': {
-      const id = str(d.id);
-      const ts = normalizeTime(d.timestamp) ?? (id ? snowflakeTime(id) : undefined);
-      if (!id || !ts) return ignored('MESSAGE_CREATE without id or timestamp');
-      if (
-        !isRecord(d.author) ||
-        !str(d.author.id) ||
-        (d.content !== undefined && typeof d.content !== 'string')
-      ) {
-        return ignored('MESSAGE_CREATE without an author or with non-text content');
-      }
-      const type = num(d.type) ?? 0;
-      if (!CONVERSATION_TYPES.has(type)) return ignored(`Discord system message type ${type}`);
-      const ref = isRecord(d.message_reference) ? d.message_reference : undefined;
-      // Reference type 1 is a forward (of any channel's message): not a reply.
-      const replyTo =
-        ref &&
-        (ref.type === undefined || ref.type === 0) &&
-        str(ref.message_id) &&
-        (!str(ref.channel_id) || str(ref.channel_id) === str(d.channel_id))
-          ? str(ref.message_id)
-          : undefined;
-      const files = attachments(d);
-      const event: ChannelEvent = {
-        type: 'message.created',
-        platform,
-        ...place,
-        message_id: id,
-        ts,
-        author: author(d),
-        text: renderDiscordMessage(d),
-        ...(replyTo ? { reply_to_id: replyTo } : {}),
-        ...(files.length > 0 ? { media: files } : {}),
-        ...(str(d.guild_id) ? {} : { channel: { kind: 'dm' as const } }),
-      };
-      return { kind: 'events', events: [event, ...(replyTo ? referencedCopy(d, place, replyTo) : [])] };
-    }
-    case 'MESSAGE_UPDATE': {
-      const id = str(d.id);
-      if (!id) return ignored('MESSAGE_UPDATE without id');
-      // Embed resolution also sends MESSAGE_UPDATE, without content or edited_timestamp.
-      if (typeof d.content !== 'string' || !str(d.edited_timestamp)) {
-        return ignored('MESSAGE_UPDATE without an edit (embed or flag update)');
-      }
-      const ts = normalizeTime(d.edited_timestamp) ?? received;
-      const messageTs = normalizeTime(d.timestamp) ?? snowflakeTime(id);
-      const files = attachments(d);
-      const event: ChannelEvent = {
-        type: 'message.edited',
-        platform,
-        ...place,
-        message_id: id,
-        ts,
-        ...(messageTs ? { message_ts: messageTs } : {}),
-        ...(isRecord(d.author) ? { author: author(d) } : {}),
-        text: renderDiscordMessage(d),
-        ...(Array.isArray(d.attachments) ? { media: files } : {}),
-      };
-      return { kind: 'events', events: [event] };
-    }
+    case 'MESSAGE_CREATE':
+      return messageCreate(dispatch);
+    case 'MESSAGE_UPDATE':
+      return messageUpdate(dispatch);
     case 'MESSAGE_DELETE':
-    case 'MESSAGE_DELETE_BULK': {
-      const ids = t === 'MESSAGE_DELETE' ? [str(d.id)] : Array.isArray(d.ids) ? d.ids.map(str) : [];
-      const events: ChannelEvent[] = ids
-        .filter((id): id is string => Boolean(id))
-        .map((id) => {
-          const messageTs = snowflakeTime(id);
-          return {
-            type: 'message.deleted' as const,
-            platform,
-            ...place,
-            message_id: id,
-            ts: received,
-            ...(messageTs ? { message_ts: messageTs } : {}),
-          };
-        });
-      return events.length > 0 ? { kind: 'events', events } : ignored(`${t} without ids`);
-    }
+    case 'MESSAGE_DELETE_BULK':
+      return messageDelete(dispatch);
     case 'MESSAGE_REACTION_ADD':
-    case 'MESSAGE_REACTION_REMOVE': {
-      const id = str(d.message_id);
-      const emoji = isRecord(d.emoji) ? d.emoji : {};
-      // Unicode emoji have only a name (the character itself). Custom emoji are keyed by id, the
-      // name kept for display: two guilds' :LUL: stay apart, and a deleted emoji (name null)
-      // lands on the same key.
-      const customId = str(emoji.id);
-      const reaction = customId ?? str(emoji.name);
-      const reactionName = customId ? str(emoji.name) : undefined;
-      if (!id || !reaction) return ignored(`${t} without message_id or emoji`);
+    case 'MESSAGE_REACTION_REMOVE':
+      return reaction(dispatch);
+    default:
+      return ignored(`unsupported Discord dispatch ${t}`);
+  }
+}
+
+function messageCreate({ d, place }: Dispatch): AdapterResult {
+  const id = str(d.id);
+  const ts = normalizeTime(d.timestamp) ?? (id ? snowflakeTime(id) : undefined);
+  if (!id || !ts) return ignored('MESSAGE_CREATE without id or timestamp');
+  if (
+    !isRecord(d.author) ||
+    !str(d.author.id) ||
+    (d.content !== undefined && typeof d.content !== 'string')
+  ) {
+    return ignored('MESSAGE_CREATE without an author or with non-text content');
+  }
+  const type = num(d.type) ?? 0;
+  if (!CONVERSATION_TYPES.has(type)) return ignored(`Discord system message type ${type}`);
+  const ref = isRecord(d.message_reference) ? d.message_reference : undefined;
+  // Reference type 1 is a forward (of any channel's message): not a reply.
+  const replyTo =
+    ref &&
+    (ref.type === undefined || ref.type === 0) &&
+    str(ref.message_id) &&
+    (!str(ref.channel_id) || str(ref.channel_id) === str(d.channel_id))
+      ? str(ref.message_id)
+      : undefined;
+  const files = attachments(d);
+  const event: ChannelEvent = {
+    type: 'message.created',
+    platform: 'discord',
+    ...place,
+    message_id: id,
+    ts,
+    author: author(d),
+    text: renderDiscordMessage(d),
+    ...(replyTo ? { reply_to_id: replyTo } : {}),
+    ...(files.length > 0 ? { media: files } : {}),
+    ...(str(d.guild_id) ? {} : { channel: { kind: 'dm' as const } }),
+  };
+  return { kind: 'events', events: [event, ...(replyTo ? referencedCopy(d, place, replyTo) : [])] };
+}
+
+function messageUpdate({ d, place, received }: Dispatch): AdapterResult {
+  const id = str(d.id);
+  if (!id) return ignored('MESSAGE_UPDATE without id');
+  // Embed resolution also sends MESSAGE_UPDATE, without content or edited_timestamp.
+  if (typeof d.content !== 'string' || !str(d.edited_timestamp)) {
+    return ignored('MESSAGE_UPDATE without an edit (embed or flag update)');
+  }
+  const ts = normalizeTime(d.edited_timestamp) ?? received;
+  const messageTs = normalizeTime(d.timestamp) ?? snowflakeTime(id);
+  const files = attachments(d);
+  const event: ChannelEvent = {
+    type: 'message.edited',
+    platform: 'discord',
+    ...place,
+    message_id: id,
+    ts,
+    ...(messageTs ? { message_ts: messageTs } : {}),
+    ...(isRecord(d.author) ? { author: author(d) } : {}),
+    text: renderDiscordMessage(d),
+    ...(Array.isArray(d.attachments) ? { media: files } : {}),
+  };
+  return { kind: 'events', events: [event] };
+}
+
+/** MESSAGE_DELETE (one id) or MESSAGE_DELETE_BULK (`ids`). */
+function messageDelete({ t, d, place, received }: Dispatch): AdapterResult {
+  const ids = t === 'MESSAGE_DELETE' ? [str(d.id)] : Array.isArray(d.ids) ? d.ids.map(str) : [];
+  const events: ChannelEvent[] = ids
+    .filter((id): id is string => Boolean(id))
+    .map((id) => {
       const messageTs = snowflakeTime(id);
-      const user = str(d.user_id);
-      const event: ChannelEvent = {
-        type: t === 'MESSAGE_REACTION_ADD' ? 'reaction.added' : 'reaction.removed',
-        platform,
+      return {
+        type: 'message.deleted' as const,
+        platform: 'discord',
         ...place,
         message_id: id,
         ts: received,
         ...(messageTs ? { message_ts: messageTs } : {}),
-        reaction,
-        ...(reactionName ? { reaction_name: reactionName } : {}),
-        ...(user ? { user_id: user } : {}),
       };
-      return { kind: 'events', events: [event] };
-    }
-    default:
-      return ignored(`unsupported Discord dispatch ${t}`);
-  }
+    });
+  return events.length > 0 ? { kind: 'events', events } : ignored(`${t} without ids`);
+}
+
+/** MESSAGE_REACTION_ADD or MESSAGE_REACTION_REMOVE. */
+function reaction({ t, d, place, received }: Dispatch): AdapterResult {
+  const id = str(d.message_id);
+  const emoji = isRecord(d.emoji) ? d.emoji : {};
+  // Unicode emoji have only a name (the character itself). Custom emoji are keyed by id, the
+  // name kept for display: two guilds' :LUL: stay apart, and a deleted emoji (name null)
+  // lands on the same key.
+  const customId = str(emoji.id);
+  const reactionKey = customId ?? str(emoji.name);
+  const reactionName = customId ? str(emoji.name) : undefined;
+  if (!id || !reactionKey) return ignored(`${t} without message_id or emoji`);
+  const messageTs = snowflakeTime(id);
+  const user = str(d.user_id);
+  const event: ChannelEvent = {
+    type: t === 'MESSAGE_REACTION_ADD' ? 'reaction.added' : 'reaction.removed',
+    platform: 'discord',
+    ...place,
+    message_id: id,
+    ts: received,
+    ...(messageTs ? { message_ts: messageTs } : {}),
+    reaction: reactionKey,
+    ...(reactionName ? { reaction_name: reactionName } : {}),
+    ...(user ? { user_id: user } : {}),
+  };
+  return { kind: 'events', events: [event] };
 }

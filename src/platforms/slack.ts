@@ -58,6 +58,11 @@ function author(message: Record<string, unknown>) {
 
 const MESSAGE_SUBTYPES = new Set([undefined, 'bot_message', 'file_share', 'thread_broadcast', 'me_message']);
 
+/** Fields every event of one envelope carries: its event id (retries repeat it) and platform. */
+type EnvelopeFields = { event_id?: string; platform: 'slack' };
+
+const one = (event: ChannelEvent): AdapterResult => ({ kind: 'events', events: [event] });
+
 export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
   if (!isRecord(payload)) return ignored('not a Slack event envelope');
   if (payload.type === 'url_verification') {
@@ -69,38 +74,9 @@ export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
   }
   const event = payload.event;
   const eventId = str(payload.event_id);
-  const idField = eventId ? { event_id: eventId } : {};
-  const platform = 'slack';
-
-  if (event.type === 'reaction_added' || event.type === 'reaction_removed') {
-    const item = isRecord(event.item) ? event.item : {};
-    const channel = str(item.channel);
-    const messageTs = str(item.ts);
-    const at = slackTsToIso(str(event.event_ts) ?? '') ?? (messageTs ? slackTsToIso(messageTs) : undefined);
-    const reaction = str(event.reaction);
-    if (item.type !== 'message' || !channel || !messageTs || !at || !reaction) {
-      return ignored('reaction on something other than a message');
-    }
-    const messageIso = slackTsToIso(messageTs);
-    const user = str(event.user);
-    return {
-      kind: 'events',
-      events: [
-        {
-          type: event.type === 'reaction_added' ? 'reaction.added' : 'reaction.removed',
-          ...idField,
-          platform,
-          channel_id: channel,
-          message_id: messageTs,
-          ts: at,
-          ...(messageIso ? { message_ts: messageIso } : {}),
-          reaction,
-          ...(user ? { user_id: user } : {}),
-        },
-      ],
-    };
-  }
-
+  const envelope: EnvelopeFields = { ...(eventId ? { event_id: eventId } : {}), platform: 'slack' };
+  if (event.type === 'reaction_added' || event.type === 'reaction_removed')
+    return reactionEvent(event, envelope);
   // app_mention is the message that mentions the bot; Slack sends the `message` event for it too.
   // Both become the same create (same id, same rendering), so either order ends the same.
   if (event.type !== 'message' && event.type !== 'app_mention')
@@ -108,90 +84,108 @@ export function slackEnvelopeToEvents(payload: unknown): AdapterResult {
   const channel = str(event.channel);
   if (!channel) return ignored('Slack message event without a channel');
   const kind = CHANNEL_KINDS[str(event.channel_type) ?? ''];
-  const channelFacts = kind ? { channel: { kind } } : {};
+  const inChannel: MessageFields = {
+    ...envelope,
+    channel_id: channel,
+    ...(kind ? { channel: { kind } } : {}),
+  };
   const subtype = str(event.subtype);
-
-  if (subtype === 'message_deleted') {
-    const deletedTs =
-      str(event.deleted_ts) ??
-      (isRecord(event.previous_message) ? str(event.previous_message.ts) : undefined);
-    const at = slackTsToIso(str(event.event_ts) ?? str(event.ts) ?? '');
-    if (!deletedTs || !at) return ignored('message_deleted without deleted_ts');
-    const messageIso = slackTsToIso(deletedTs);
-    const deleted: ChannelEvent = {
-      type: 'message.deleted',
-      ...idField,
-      platform,
-      channel_id: channel,
-      message_id: deletedTs,
-      ts: at,
-      ...(messageIso ? { message_ts: messageIso } : {}),
-      ...channelFacts,
-    };
-    return { kind: 'events', events: [deleted] };
-  }
-
-  if (subtype === 'message_changed') {
-    const message = isRecord(event.message) ? event.message : undefined;
-    const previous = isRecord(event.previous_message) ? event.previous_message : undefined;
-    // Some message_changed payloads carry the message without its ts: the previous one has it.
-    const messageTs = slackTs(message?.ts) ?? slackTs(previous?.ts);
-    if (!message || !messageTs) return ignored('message_changed without a message');
-    const edited = isRecord(message.edited) ? message.edited : undefined;
-    // Slack also sends message_changed for unfurls and reply counters: no text change, no edit.
-    if (!edited) return ignored('message_changed without an edit (unfurl or thread metadata)');
-    const at = slackTsToIso(str(edited.ts) ?? '') ?? slackTsToIso(str(event.event_ts) ?? '');
-    const messageIso = slackTsToIso(messageTs);
-    if (!at || !messageIso) return ignored('message_changed without usable timestamps');
-    const threadTs = str(message.thread_ts);
-    const media = filesToMedia(message.files);
-    return {
-      kind: 'events',
-      events: [
-        {
-          type: 'message.edited',
-          ...idField,
-          platform,
-          channel_id: channel,
-          message_id: messageTs,
-          ts: at,
-          message_ts: messageIso,
-          text: renderSlackMessage(message),
-          author: author(message),
-          ...(threadTs ? { thread_id: threadTs } : {}),
-          ...(media.length > 0 ? { media } : {}),
-          ...channelFacts,
-        },
-      ],
-    };
-  }
-
+  if (subtype === 'message_deleted') return messageDeleted(event, inChannel);
+  if (subtype === 'message_changed') return messageChanged(event, inChannel);
   if (!MESSAGE_SUBTYPES.has(subtype)) return ignored(`Slack message subtype ${subtype} carries no message`);
+  return messageCreated(event, inChannel, subtype);
+}
+
+function reactionEvent(event: Record<string, unknown>, envelope: EnvelopeFields): AdapterResult {
+  const item = isRecord(event.item) ? event.item : {};
+  const channel = str(item.channel);
+  const messageTs = str(item.ts);
+  const at = slackTsToIso(str(event.event_ts) ?? '') ?? (messageTs ? slackTsToIso(messageTs) : undefined);
+  const reaction = str(event.reaction);
+  if (item.type !== 'message' || !channel || !messageTs || !at || !reaction) {
+    return ignored('reaction on something other than a message');
+  }
+  const messageIso = slackTsToIso(messageTs);
+  const user = str(event.user);
+  return one({
+    type: event.type === 'reaction_added' ? 'reaction.added' : 'reaction.removed',
+    ...envelope,
+    channel_id: channel,
+    message_id: messageTs,
+    ts: at,
+    ...(messageIso ? { message_ts: messageIso } : {}),
+    reaction,
+    ...(user ? { user_id: user } : {}),
+  });
+}
+
+/** Fields every message event of one envelope carries: the envelope's, the channel and its kind. */
+type MessageFields = EnvelopeFields & { channel_id: string; channel?: { kind: 'dm' | 'group' | 'channel' } };
+
+function messageDeleted(event: Record<string, unknown>, fields: MessageFields): AdapterResult {
+  const deletedTs =
+    str(event.deleted_ts) ?? (isRecord(event.previous_message) ? str(event.previous_message.ts) : undefined);
+  const at = slackTsToIso(str(event.event_ts) ?? str(event.ts) ?? '');
+  if (!deletedTs || !at) return ignored('message_deleted without deleted_ts');
+  const messageIso = slackTsToIso(deletedTs);
+  return one({
+    type: 'message.deleted',
+    ...fields,
+    message_id: deletedTs,
+    ts: at,
+    ...(messageIso ? { message_ts: messageIso } : {}),
+  });
+}
+
+function messageChanged(event: Record<string, unknown>, fields: MessageFields): AdapterResult {
+  const message = isRecord(event.message) ? event.message : undefined;
+  const previous = isRecord(event.previous_message) ? event.previous_message : undefined;
+  // Some message_changed payloads carry the message without its ts: the previous one has it.
+  const messageTs = slackTs(message?.ts) ?? slackTs(previous?.ts);
+  if (!message || !messageTs) return ignored('message_changed without a message');
+  const edited = isRecord(message.edited) ? message.edited : undefined;
+  // Slack also sends message_changed for unfurls and reply counters: no text change, no edit.
+  if (!edited) return ignored('message_changed without an edit (unfurl or thread metadata)');
+  const at = slackTsToIso(str(edited.ts) ?? '') ?? slackTsToIso(str(event.event_ts) ?? '');
+  const messageIso = slackTsToIso(messageTs);
+  if (!at || !messageIso) return ignored('message_changed without usable timestamps');
+  const threadTs = str(message.thread_ts);
+  const media = filesToMedia(message.files);
+  return one({
+    type: 'message.edited',
+    ...fields,
+    message_id: messageTs,
+    ts: at,
+    message_ts: messageIso,
+    text: renderSlackMessage(message),
+    author: author(message),
+    ...(threadTs ? { thread_id: threadTs } : {}),
+    ...(media.length > 0 ? { media } : {}),
+  });
+}
+
+function messageCreated(
+  event: Record<string, unknown>,
+  fields: MessageFields,
+  subtype: string | undefined,
+): AdapterResult {
   // A message without `ts` (seen in real payloads) is identified by its `event_ts`, the same value.
   const ts = slackTs(event.ts) ?? slackTs(event.event_ts);
   const at = ts ? slackTsToIso(ts) : undefined;
   if (!ts || !at) return ignored('Slack message without ts');
   const threadTs = str(event.thread_ts);
   const media = filesToMedia(event.files);
-  return {
-    kind: 'events',
-    events: [
-      {
-        type: 'message.created',
-        ...idField,
-        platform,
-        channel_id: channel,
-        message_id: ts,
-        ts: at,
-        author: author(event),
-        text: renderSlackMessage(event),
-        ...(threadTs ? { thread_id: threadTs } : {}),
-        ...(media.length > 0 ? { media } : {}),
-        ...(subtype ? { metadata: { slack_subtype: subtype } } : {}),
-        ...channelFacts,
-      },
-    ],
-  };
+  return one({
+    type: 'message.created',
+    ...fields,
+    message_id: ts,
+    ts: at,
+    author: author(event),
+    text: renderSlackMessage(event),
+    ...(threadTs ? { thread_id: threadTs } : {}),
+    ...(media.length > 0 ? { media } : {}),
+    ...(subtype ? { metadata: { slack_subtype: subtype } } : {}),
+  });
 }
 
 /** Allowed distance between Slack's request timestamp and our clock. */
