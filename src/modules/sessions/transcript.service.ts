@@ -82,6 +82,45 @@ export interface ContextCallLog {
   ): Promise<{ budget: unknown; laneKey: string; turnSeq: number; model: string | null } | null>;
 }
 
+interface AppendParams {
+  tenantId: string;
+  sessionId: string;
+  turns: TurnToAppend[];
+  idempotencyKey?: string;
+  /** Runs after the global hooks, in the same transaction, for this append only (context audit). */
+  onAppended?: OnAppended;
+  /** false: skip the after-append listeners (the context call runs its own checks). */
+  notify?: boolean;
+}
+
+/** A reported call's usage against the input estimated for it (what calibration observes). */
+interface ObservedUsage {
+  model: string;
+  usage: ReportedUsage;
+  estimatedInput: number;
+}
+
+/** Usage and model only on assistant turns; each turn's media checked (4xx before any write). */
+function checkTurnMedia(turns: TurnToAppend[]) {
+  return turns.map((turn, index) => {
+    if (turn.role === 'user' && (turn.usage || turn.model)) {
+      const field = turn.usage ? 'usage' : 'model';
+      throw unprocessable(
+        'turns.usage_on_user_turn',
+        `turns.${index}.${field}: only assistant turns carry ${field}`,
+        {
+          path: `turns.${index}.${field}`,
+        },
+      );
+    }
+    return checkContentMedia(turn.content, `turns.${index}.content`);
+  });
+}
+
+/** The turns of one idempotent append are keyed `key`, `key␟1`, `key␟2`… */
+const entryIdempotencyKey = (key: string, index: number) =>
+  index === 0 ? key : `${key}${IDEMPOTENCY_PART_SEPARATOR}${index}`;
+
 export function createTranscriptService(deps: {
   db: Db;
   sessions: SessionsRepository;
@@ -153,6 +192,139 @@ export function createTranscriptService(deps: {
     return { laneKey: last.laneKey, tokens: used + since, model: last.model };
   };
 
+  /**
+   * One append under the session row lock: a replay of the same Idempotency-Key, or the turns
+   * checked against the history, their entries built and inserted, the session's counters
+   * updated, and the hooks run.
+   */
+  async function appendInTx(
+    params: AppendParams,
+    media: ReturnType<typeof checkTurnMedia>,
+    hash: string,
+    tx: Executor,
+  ): Promise<AppendResult & { usage: ObservedUsage[] }> {
+    const { tenantId, sessionId, turns, idempotencyKey } = params;
+    const session = await sessions.lockById({ tenantId, id: sessionId }, tx);
+    if (!session) throw sessionNotFound(sessionId);
+    if (idempotencyKey) {
+      const previous = await transcript.findByIdempotencyKey(
+        { tenantId, sessionId, key: idempotencyKey },
+        tx,
+      );
+      if (previous.length > 0) {
+        if (previous[0]!.requestHash !== hash) {
+          throw conflict(
+            'idempotency.key_reused',
+            'Idempotency-Key was already used with a different request',
+            {
+              key: idempotencyKey,
+            },
+          );
+        }
+        return { session, entries: previous, replayed: true, usage: [] };
+      }
+    }
+    if (session.endedAt) throw sessionEnded(session);
+
+    const checked = await validateAgainstHistory(tx, tenantId, session, turns);
+    const reused = await transcript.findUsedToolIds({ tenantId, sessionId, ids: checked.newToolUseIds }, tx);
+    if (reused.length > 0) throw duplicateId(reused[0]!, `turns (tool_use id ${reused[0]})`);
+
+    const now = clock.now();
+    const built = await entryRows({ params, session, checked, media, hash, now }, tx);
+    const entries = await transcript.insertMany({ entries: built.rows }, tx);
+    const updated = await sessions.recordAppend(
+      {
+        tenantId,
+        id: sessionId,
+        nextSeq: session.nextSeq + turns.length,
+        turns: turns.length,
+        tokens: built.tokens,
+        at: now,
+        lastTurnAt: now,
+        turnState: checked.state,
+        calibration: built.calibration,
+      },
+      tx,
+    );
+    for (const hook of hooks) await hook(tx, { tenantId, session: updated, entries });
+    await params.onAppended?.(tx, { tenantId, session: updated, entries });
+    return { session: updated, entries, replayed: false, usage: built.usage };
+  }
+
+  /**
+   * The stored rows of checked turns (tool results offloaded, tokens estimated), with the tokens
+   * they add and the session's calibration after the usage they report.
+   */
+  async function entryRows(
+    step: {
+      params: AppendParams;
+      session: SessionRow;
+      checked: ReturnType<typeof validateTurnSequence>;
+      media: ReturnType<typeof checkTurnMedia>;
+      hash: string;
+      now: Date;
+    },
+    tx: Executor,
+  ) {
+    const { params, session, checked, media, hash, now } = step;
+    const { tenantId, sessionId, turns, idempotencyKey } = params;
+    let runningTokens = session.totalTokens;
+    let calibration = session.calibration;
+    const basis = turns.some((turn) => turn.usage) ? await usageBasis(tx, tenantId, sessionId) : null;
+    // Reported usage calibrates the estimate of the payload it was billed for: without a
+    // context call there is none, and the transcript is no stand-in for what the bot sent.
+    const reported = turns.findIndex((turn) => turn.usage);
+    if (reported >= 0 && !basis) {
+      throw badRequest(
+        'turns.usage_without_context_call',
+        `turns.${reported}.usage: usage is reported for the model call a context call's payload went to, and this session has made no context call`,
+        { path: `turns.${reported}.usage` },
+      );
+    }
+    const usage: ObservedUsage[] = [];
+    const rows: NewTranscriptEntry[] = [];
+    for (const [index, turn] of turns.entries()) {
+      const { content } = await deps.offload.offloadToolResults(
+        {
+          tenantId,
+          sessionId,
+          content: turn.content as string | ContentBlock[],
+          toolNames: checked.turns[index]!.resultsFor,
+        },
+        tx,
+      );
+      const tokens = estimate(content, media[index]!.images);
+      if (turn.usage && basis) {
+        const model = turn.model ?? basis.model ?? 'unknown';
+        const estimatedInput = basis.tokens;
+        calibration = addUsage(calibration, model, turn.usage, estimatedInput);
+        usage.push({ model, usage: turn.usage, estimatedInput });
+      }
+      runningTokens += tokens;
+      if (basis && checked.turns[index]!.laneKey === basis.laneKey) basis.tokens += tokens;
+      rows.push({
+        tenantId,
+        sessionId,
+        seq: session.nextSeq + index,
+        laneKey: checked.turns[index]!.laneKey,
+        kind: turn.kind ?? 'message',
+        role: turn.role,
+        content,
+        tokenEstimate: tokens,
+        idempotencyKey: idempotencyKey ? entryIdempotencyKey(idempotencyKey, index) : null,
+        requestHash: idempotencyKey ? hash : null,
+        author: turn.author ?? null,
+        usage: turn.usage ? { ...turn.usage } : null,
+        model: turn.model ?? null,
+        source: turn.source ?? null,
+        turnAt: turn.time ? new Date(turn.time) : null,
+        createdAt: now,
+      });
+    }
+    return { rows, tokens: runningTokens - session.totalTokens, calibration, usage };
+  }
+
   return {
     /** Adds a listener run after an append commits (see AfterAppend). */
     addAfterAppend(listener: AfterAppend) {
@@ -168,140 +340,12 @@ export function createTranscriptService(deps: {
      * Appends turns in order. With an idempotency key, the same key and body replays the stored
      * entries; another body is a 409. Validation failures are 4xx and write nothing.
      */
-    async appendTurns(params: {
-      tenantId: string;
-      sessionId: string;
-      turns: TurnToAppend[];
-      idempotencyKey?: string;
-      /** Runs after the global hooks, in the same transaction, for this append only (context audit). */
-      onAppended?: OnAppended;
-      /** false: skip the after-append listeners (the context call runs its own checks). */
-      notify?: boolean;
-    }): Promise<AppendResult> {
-      const { tenantId, sessionId, turns, idempotencyKey } = params;
-      const media = turns.map((turn, index) => {
-        if (turn.role === 'user' && (turn.usage || turn.model)) {
-          const field = turn.usage ? 'usage' : 'model';
-          throw unprocessable(
-            'turns.usage_on_user_turn',
-            `turns.${index}.${field}: only assistant turns carry ${field}`,
-            {
-              path: `turns.${index}.${field}`,
-            },
-          );
-        }
-        return checkContentMedia(turn.content, `turns.${index}.content`);
-      });
-      const hash = requestHash({ turns });
-
-      const outcome = await db.transaction(async (tx) => {
-        const session = await sessions.lockById({ tenantId, id: sessionId }, tx);
-        if (!session) throw sessionNotFound(sessionId);
-        if (idempotencyKey) {
-          const previous = await transcript.findByIdempotencyKey(
-            { tenantId, sessionId, key: idempotencyKey },
-            tx,
-          );
-          if (previous.length > 0) {
-            if (previous[0]!.requestHash !== hash) {
-              throw conflict(
-                'idempotency.key_reused',
-                'Idempotency-Key was already used with a different request',
-                {
-                  key: idempotencyKey,
-                },
-              );
-            }
-            return { session, entries: previous, replayed: true, usage: [] };
-          }
-        }
-        if (session.endedAt) throw sessionEnded(session);
-
-        const checked = await validateAgainstHistory(tx, tenantId, session, turns);
-        const reused = await transcript.findUsedToolIds(
-          { tenantId, sessionId, ids: checked.newToolUseIds },
-          tx,
-        );
-        if (reused.length > 0) throw duplicateId(reused[0]!, `turns (tool_use id ${reused[0]})`);
-
-        const now = clock.now();
-        let runningTokens = session.totalTokens;
-        let calibration = session.calibration;
-        const basis = turns.some((turn) => turn.usage) ? await usageBasis(tx, tenantId, sessionId) : null;
-        // Reported usage calibrates the estimate of the payload it was billed for: without a
-        // context call there is none, and the transcript is no stand-in for what the bot sent.
-        const reported = turns.findIndex((turn) => turn.usage);
-        if (reported >= 0 && !basis) {
-          throw badRequest(
-            'turns.usage_without_context_call',
-            `turns.${reported}.usage: usage is reported for the model call a context call's payload went to, and this session has made no context call`,
-            { path: `turns.${reported}.usage` },
-          );
-        }
-        const usage: { model: string; usage: ReportedUsage; estimatedInput: number }[] = [];
-        const rows: NewTranscriptEntry[] = [];
-        for (const [index, turn] of turns.entries()) {
-          const { content } = await deps.offload.offloadToolResults(
-            {
-              tenantId,
-              sessionId,
-              content: turn.content as string | ContentBlock[],
-              toolNames: checked.turns[index]!.resultsFor,
-            },
-            tx,
-          );
-          const tokens = estimate(content, media[index]!.images);
-          if (turn.usage && basis) {
-            const model = turn.model ?? basis.model ?? 'unknown';
-            const estimatedInput = basis.tokens;
-            calibration = addUsage(calibration, model, turn.usage, estimatedInput);
-            usage.push({ model, usage: turn.usage, estimatedInput });
-          }
-          runningTokens += tokens;
-          if (basis && checked.turns[index]!.laneKey === basis.laneKey) basis.tokens += tokens;
-          rows.push({
-            tenantId,
-            sessionId,
-            seq: session.nextSeq + index,
-            laneKey: checked.turns[index]!.laneKey,
-            kind: turn.kind ?? 'message',
-            role: turn.role,
-            content,
-            tokenEstimate: tokens,
-            idempotencyKey: idempotencyKey
-              ? index === 0
-                ? idempotencyKey
-                : `${idempotencyKey}${IDEMPOTENCY_PART_SEPARATOR}${index}`
-              : null,
-            requestHash: idempotencyKey ? hash : null,
-            author: turn.author ?? null,
-            usage: turn.usage ? { ...turn.usage } : null,
-            model: turn.model ?? null,
-            source: turn.source ?? null,
-            turnAt: turn.time ? new Date(turn.time) : null,
-            createdAt: now,
-          });
-        }
-        const entries = await transcript.insertMany({ entries: rows }, tx);
-        const updated = await sessions.recordAppend(
-          {
-            tenantId,
-            id: sessionId,
-            nextSeq: session.nextSeq + turns.length,
-            turns: turns.length,
-            tokens: runningTokens - session.totalTokens,
-            at: now,
-            lastTurnAt: now,
-            turnState: checked.state,
-            calibration,
-          },
-          tx,
-        );
-        for (const hook of hooks) await hook(tx, { tenantId, session: updated, entries });
-        await params.onAppended?.(tx, { tenantId, session: updated, entries });
-        return { session: updated, entries, replayed: false, usage };
-      });
-
+    async appendTurns(params: AppendParams): Promise<AppendResult> {
+      const { tenantId } = params;
+      const media = checkTurnMedia(params.turns);
+      const outcome = await db.transaction((tx) =>
+        appendInTx(params, media, requestHash({ turns: params.turns }), tx),
+      );
       for (const call of outcome.usage) deps.calibration.observe({ tenantId, ...call });
       if (!outcome.replayed && params.notify !== false) {
         for (const listener of afterAppend) {
