@@ -19,7 +19,13 @@ import type { BlobMeta } from '../sessions/blobs.repository.js';
 import type { ChannelMediaRepository } from '../channels/channel-media.repository.js';
 import type { PlatformMediaService } from '../platforms/platform-media.service.js';
 import type { SessionRow, SessionsRepository } from '../sessions/sessions.repository.js';
-import { builtinToolsFor, channelToolNames, isBuiltinToolName, toolInputSchemas } from './tools.schemas.js';
+import {
+  builtinToolsFor,
+  channelToolNames,
+  isBuiltinToolName,
+  toolInputSchemas,
+  type BuiltinToolName,
+} from './tools.schemas.js';
 import { isTextMediaType, type BlobsService } from '../sessions/blobs.service.js';
 import type { ChannelSearchService } from '../channels/channel-search.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
@@ -151,6 +157,124 @@ export function createToolsService(deps: {
     return reference('not shown: only images and text can be returned as content');
   }
 
+  /** The built-in tools, each over its checked input. */
+  const tools: { [N in BuiltinToolName]: (call: ToolCall, input: ToolInput<N>) => Promise<ToolReply> } = {
+    async channel_context({ scope }, input) {
+      // A channel the store barely knows has its history fetched once (docs/channels.md, Backfill).
+      const notes = await deps.channels.ensureChannelHistory(scope);
+      const found = await deps.channelSearch.searchChannel({
+        ...scope,
+        intent: input.intent,
+        ...(input.since ? { since: new Date(input.since) } : {}),
+        ...(input.authors ? { authors: input.authors } : {}),
+        ...(input.max_results ? { maxResults: input.max_results } : {}),
+      });
+      return json(notes.length > 0 ? { ...found, notes } : found);
+    },
+
+    async channel_messages({ scope }, input) {
+      if (input.media_artifact_id) return channelMedia(scope, input.media_artifact_id);
+      const found = await deps.channels.getChannelMessages({
+        ...scope,
+        ...(input.thread_id ? { threadId: input.thread_id } : {}),
+        ...(input.message_ids ? { messageIds: input.message_ids } : {}),
+        ...(input.max_replies ? { maxReplies: input.max_replies } : {}),
+      });
+      // Platform files these messages name are fetched now, so the agent can ask for them by
+      // media_artifact_id; what could not be fetched is said in media_notes.
+      const views = [found.thread?.root, ...(found.thread?.replies ?? []), ...(found.messages ?? [])];
+      const mediaNotes = deps.platformMedia
+        ? await deps.platformMedia.fetchMissing(
+            scope,
+            views.flatMap((view) =>
+              (view?.media ?? []).map((ref, i) => ({
+                ref,
+                messageId: view!.message_id,
+                replace: (fetched: typeof ref) => (view!.media[i] = fetched),
+              })),
+            ),
+          )
+        : [];
+      return json(mediaNotes.length > 0 ? { ...found, media_notes: mediaNotes } : found);
+    },
+
+    async read_result({ tenantId, session }, input) {
+      return json(
+        await deps.offload.readResult({
+          tenantId,
+          sessionId: session.id,
+          refId: input.ref_id,
+          ...(input.offset !== undefined ? { offset: input.offset } : {}),
+          ...(input.limit !== undefined ? { limit: input.limit } : {}),
+        }),
+      );
+    },
+
+    async memory_search({ tenantId, session, laneKey }, input) {
+      const max = input.max_results ?? 8;
+      // Types name memories only; without them earlier conversation is searched too.
+      const reply = await deps.memorySearch.searchMemory({
+        tenantId,
+        query: input.query,
+        sources: input.types ? ['memories'] : ['memories', 'transcript_chunks'],
+        filters: {
+          sessionKey: session.sessionKey,
+          scopes: visibleMemoryScopes(session),
+          ...(input.types ? { types: input.types } : {}),
+        },
+        laneKey,
+        now: deps.clock.now(),
+        maxResults: Math.min(100, max * 3),
+      });
+      const results = reply.results.slice(0, max).map((r) => ({
+        kind: r.kind,
+        id: r.id,
+        score: r.score,
+        time: r.time,
+        snippet: r.snippet,
+        text: r.text,
+        ...(r.kind === 'memory' ? memoryFields(r.source) : {}),
+      }));
+      return json({ results, ...(reply.note ? { note: reply.note } : {}) });
+    },
+
+    async tool_search({ tenantId, session }, input) {
+      const deferred = await deps.context.lastDeferredTools({ tenantId, sessionId: session.id });
+      const matches = searchTools(deferred, input.query, input.max_results ?? 5);
+      return json({
+        tools: matches.map((t) => ({
+          name: t.name,
+          description: t.description,
+          input_schema: t.input_schema ?? null,
+        })),
+        note:
+          matches.length > 0
+            ? 'These tools will be available on the next turn.'
+            : deferred.length === 0
+              ? 'No tools are deferred in this session.'
+              : 'No deferred tool matches the query.',
+      });
+    },
+
+    // The same operation as POST /compact, on the lane the agent is working in.
+    async compact_context({ tenantId, session, laneKey }) {
+      try {
+        const result = await deps.compaction.compact({
+          tenantId,
+          sessionId: session.id,
+          laneKeys: [laneKey],
+          trigger: 'tool',
+          force: true,
+          wait: true,
+        });
+        return json(result);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], is_error: true };
+      }
+    },
+  };
+
   return {
     async listTools(params: { tenantId: string; sessionId: string }) {
       const session = await loadSession(params.tenantId, params.sessionId);
@@ -186,6 +310,7 @@ export function createToolsService(deps: {
     },
   };
 
+  /** Checks a call (a built-in name, a channel for the channel tools, the input) and runs it. */
   async function runBuiltin(params: {
     tenantId: string;
     sessionId: string;
@@ -209,127 +334,26 @@ export function createToolsService(deps: {
       }));
       throw toolInvalidInput(details);
     }
-    const scope = { tenantId, platform: session.platform!, channelId: session.channelId! };
-    const laneKey = continuedLaneKey(session);
-    switch (name) {
-      case 'channel_context': {
-        const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_context']>;
-        // A channel the store barely knows has its history fetched once (docs/channels.md, Backfill).
-        const notes = await deps.channels.ensureChannelHistory(scope);
-        const found = await deps.channelSearch.searchChannel({
-          ...scope,
-          intent: input.intent,
-          ...(input.since ? { since: new Date(input.since) } : {}),
-          ...(input.authors ? { authors: input.authors } : {}),
-          ...(input.max_results ? { maxResults: input.max_results } : {}),
-        });
-        return json(notes.length > 0 ? { ...found, notes } : found);
-      }
-      case 'channel_messages': {
-        const input = parsed.data as z.infer<(typeof toolInputSchemas)['channel_messages']>;
-        if (input.media_artifact_id) return channelMedia(scope, input.media_artifact_id);
-        const found = await deps.channels.getChannelMessages({
-          ...scope,
-          ...(input.thread_id ? { threadId: input.thread_id } : {}),
-          ...(input.message_ids ? { messageIds: input.message_ids } : {}),
-          ...(input.max_replies ? { maxReplies: input.max_replies } : {}),
-        });
-        // Platform files these messages name are fetched now, so the agent can ask for them by
-        // media_artifact_id; what could not be fetched is said in media_notes.
-        const views = [found.thread?.root, ...(found.thread?.replies ?? []), ...(found.messages ?? [])];
-        const mediaNotes = deps.platformMedia
-          ? await deps.platformMedia.fetchMissing(
-              scope,
-              views.flatMap((view) =>
-                (view?.media ?? []).map((ref, i) => ({
-                  ref,
-                  messageId: view!.message_id,
-                  replace: (fetched: typeof ref) => (view!.media[i] = fetched),
-                })),
-              ),
-            )
-          : [];
-        return json(mediaNotes.length > 0 ? { ...found, media_notes: mediaNotes } : found);
-      }
-      case 'read_result': {
-        const input = parsed.data as z.infer<(typeof toolInputSchemas)['read_result']>;
-        return json(
-          await deps.offload.readResult({
-            tenantId,
-            sessionId: session.id,
-            refId: input.ref_id,
-            ...(input.offset !== undefined ? { offset: input.offset } : {}),
-            ...(input.limit !== undefined ? { limit: input.limit } : {}),
-          }),
-        );
-      }
-      case 'memory_search': {
-        const input = parsed.data as z.infer<(typeof toolInputSchemas)['memory_search']>;
-        const max = input.max_results ?? 8;
-        // Types name memories only; without them earlier conversation is searched too.
-        const reply = await deps.memorySearch.searchMemory({
-          tenantId,
-          query: input.query,
-          sources: input.types ? ['memories'] : ['memories', 'transcript_chunks'],
-          filters: {
-            sessionKey: session.sessionKey,
-            scopes: visibleMemoryScopes(session),
-            ...(input.types ? { types: input.types } : {}),
-          },
-          laneKey,
-          now: deps.clock.now(),
-          maxResults: Math.min(100, max * 3),
-        });
-        const results = reply.results.slice(0, max).map((r) => ({
-          kind: r.kind,
-          id: r.id,
-          score: r.score,
-          time: r.time,
-          snippet: r.snippet,
-          text: r.text,
-          ...(r.kind === 'memory' ? memoryFields(r.source) : {}),
-        }));
-        return json({ results, ...(reply.note ? { note: reply.note } : {}) });
-      }
-      case 'tool_search': {
-        const input = parsed.data as z.infer<(typeof toolInputSchemas)['tool_search']>;
-        const deferred = await deps.context.lastDeferredTools({ tenantId, sessionId: session.id });
-        const matches = searchTools(deferred, input.query, input.max_results ?? 5);
-        return json({
-          tools: matches.map((t) => ({
-            name: t.name,
-            description: t.description,
-            input_schema: t.input_schema ?? null,
-          })),
-          note:
-            matches.length > 0
-              ? 'These tools will be available on the next turn.'
-              : deferred.length === 0
-                ? 'No tools are deferred in this session.'
-                : 'No deferred tool matches the query.',
-        });
-      }
-      case 'compact_context': {
-        // The same operation as POST /compact, on the lane the agent is working in.
-        const laneKey = continuedLaneKey(session);
-        try {
-          const result = await deps.compaction.compact({
-            tenantId,
-            sessionId: session.id,
-            laneKeys: [laneKey],
-            trigger: 'tool',
-            force: true,
-            wait: true,
-          });
-          return json(result);
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], is_error: true };
-        }
-      }
-    }
+    const call: ToolCall = {
+      tenantId,
+      session,
+      scope: { tenantId, platform: session.platform!, channelId: session.channelId! },
+      laneKey: continuedLaneKey(session),
+    };
+    const run = tools[name] as (call: ToolCall, input: unknown) => Promise<ToolReply>;
+    return run(call, parsed.data);
   }
 }
+
+/** What every tool acts in: the session's tenant, channel (for the channel tools) and lane. */
+interface ToolCall {
+  tenantId: string;
+  session: SessionRow;
+  scope: { tenantId: string; platform: string; channelId: string };
+  laneKey: string;
+}
+
+type ToolInput<N extends BuiltinToolName> = z.infer<(typeof toolInputSchemas)[N]>;
 
 export type ToolsService = ReturnType<typeof createToolsService>;
 
