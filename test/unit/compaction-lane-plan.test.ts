@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { planLane, clearingPoint, type LanePlanInput } from '../../src/modules/compaction/core/lane-plan.js';
+import {
+  planLane,
+  clearingPoint,
+  sizeReasons,
+  type LanePlanInput,
+} from '../../src/modules/compaction/core/lane-plan.js';
 import {
   purgeCut,
   purgeNeedle,
@@ -270,5 +275,30 @@ describe('a change of the sent view (the window needs it, or the cache is cold)'
     const result = plan(entries, { viewChange: 'cold', effectiveWindow: 190_000 });
     expect(result.steps).toEqual([]);
     expect(result.firstKeptSeq).toBe(0);
+  });
+});
+
+describe('sizeReasons: the thresholds the plan and an append compare at', () => {
+  const { maxEntries, maxTokens } = compactionDefaults;
+
+  it('is over a threshold only past it', () => {
+    expect(sizeReasons({ entries: maxEntries, tokens: maxTokens }, compactionDefaults)).toEqual([]);
+    expect(sizeReasons({ entries: maxEntries + 1, tokens: maxTokens + 1 }, compactionDefaults)).toEqual([
+      'entries',
+      'tokens',
+    ]);
+  });
+
+  it('gives the plan its entries reason at the count an append reads from SQL', () => {
+    for (const n of [maxEntries - 1, maxEntries, maxEntries + 1, maxEntries + 2]) {
+      const entries = chat(n, 1);
+      const stored = {
+        entries: entries.length,
+        tokens: entries.reduce((sum, e) => sum + e.tokenEstimate, 0),
+      };
+      expect(plan(entries).reasons.includes('entries')).toBe(
+        sizeReasons(stored, compactionDefaults).length > 0,
+      );
+    }
   });
 });

@@ -18,6 +18,7 @@ import { createSummarizerSpendService } from './summarizer-spend.service.js';
 import { chunkForSummarizer } from './core/chunking.js';
 import { completeSummary, finalizeSummary, summarizeExtractive } from './core/extractive.js';
 import { purgeNeedle } from './core/purge.js';
+import { sizeReasons } from './core/lane-plan.js';
 import { compactionDefaults, type CompactionSettings, type Summarizer } from './core/types.js';
 
 export interface CompactionModuleOptions {
@@ -121,7 +122,7 @@ export function createCompactionModule(
     queue,
     lanesOverThresholds: async ({ tenantId, sessionId, laneKeys }) =>
       (await lanes.laneSizes({ tenantId, sessionId, laneKeys }))
-        .filter((lane) => lane.entries > settings.maxEntries || lane.tokens > settings.maxTokens)
+        .filter((lane) => sizeReasons(lane, settings).length > 0)
         .map((lane) => lane.laneKey),
   });
 

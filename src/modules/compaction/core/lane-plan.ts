@@ -111,13 +111,27 @@ export function withoutRenderedContext(
   });
 }
 
+/**
+ * The size thresholds a lane compacts at: more kept entries than `maxEntries`, more tokens said in
+ * them than `maxTokens`. The plan measures the rendered view (laneReasons); an append measures the
+ * stored estimates SQL sums (the compaction module's lanesOverThresholds) to decide whether to
+ * queue a compaction at all. Both compare here.
+ */
+export function sizeReasons(
+  size: { entries: number; tokens: number },
+  settings: Pick<CompactionSettings, 'maxEntries' | 'maxTokens'>,
+): ('entries' | 'tokens')[] {
+  const reasons: ('entries' | 'tokens')[] = [];
+  if (size.entries > settings.maxEntries) reasons.push('entries');
+  if (size.tokens > settings.maxTokens) reasons.push('tokens');
+  return reasons;
+}
+
 /** Why the lane needs compaction (empty: it is under its thresholds). */
 export function laneReasons(input: LanePlanInput, tokens: number, saidTokens = tokens): CompactionReason[] {
   const { lane, entries, settings } = input;
-  const reasons: CompactionReason[] = [];
   const kept = entries.filter((e) => e.seq >= lane.firstKeptSeq);
-  if (kept.length > settings.maxEntries) reasons.push('entries');
-  if (saidTokens > settings.maxTokens) reasons.push('tokens');
+  const reasons: CompactionReason[] = sizeReasons({ entries: kept.length, tokens: saidTokens }, settings);
   if (tokens > VIEW_TOKENS_FACTOR * settings.maxTokens) reasons.push('view');
   if (
     lane.summary !== null &&
