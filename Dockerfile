@@ -1,4 +1,16 @@
-# contextd image: Node 20, production dependencies, run with tsx (the service is TypeScript).
+# contextd image: TypeScript compiled to JavaScript in a build stage; the final stage has only
+# production dependencies, dist/ and the migrations, runs as the unprivileged `node` user, and
+# checks its own /healthz.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY client/package.json ./client/
+COPY patches ./patches
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -10,10 +22,11 @@ COPY package.json package-lock.json ./
 # for it, so its package.json comes along (only that; the service does not import the client).
 COPY client/package.json ./client/
 COPY patches ./patches
-RUN npm ci --omit=dev --no-audit --no-fund
-COPY tsconfig.json ./
-COPY src ./src
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
 COPY drizzle ./drizzle
 EXPOSE 8080
 USER node
-CMD ["node", "--import", "tsx", "src/server.ts"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=5 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/server.js"]

@@ -26,7 +26,7 @@ describe('docker-compose.yml', () => {
       environment: Record<string, string>;
       depends_on: Record<string, { condition: string }>;
     };
-    expect(migrate.command).toEqual(['npm', 'run', 'migrate']);
+    expect(migrate.command).toEqual(['node', 'dist/db/migrate-cli.js']);
     expect(migrate.restart).toBe('no');
     expect(migrate.depends_on.postgres!.condition).toBe('service_healthy');
     // The step's own settings parse (production, no API keys needed to migrate).
