@@ -45,7 +45,7 @@ export type Database =
        */
       readDb: Db;
       /** The primary pool's connections running queries, idle ones, and queries waiting for one. */
-      pool(): PoolState;
+      pool(): PoolState | null;
       close(): Promise<void>;
     }
   | { kind: 'pglite'; db: Db; readDb: Db; pglite: PGlite; close(): Promise<void> };
@@ -445,8 +445,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       genericPlanDb,
       readDb,
-      // The getter patches/postgres+3.4.9.patch adds to postgres.js.
-      pool: () => (sql as unknown as { poolState(): PoolState }).poolState(),
+      // poolState is what patches/postgres+3.4.9.patch adds to postgres.js (null on a copy
+      // installed without the patch: the pool series are then left out, not a failed scrape).
+      pool: () => (sql as unknown as { poolState?: () => PoolState }).poolState?.() ?? null,
       close: async () => {
         await Promise.all([
           sql.end({ timeout: 5 }),

@@ -63,7 +63,7 @@ export function createMetrics() {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /** contextd_db_pool_connections{state} and contextd_db_pool_waiting, read from the pool at each scrape. */
-export function observePool(registry: Registry, pool: () => PoolState): void {
+export function observePool(registry: Registry, pool: () => PoolState | null): void {
   new Gauge({
     name: 'contextd_db_pool_connections',
     help: "PostgreSQL connections of this instance's primary pool: in_use (running queries) and idle",
@@ -71,6 +71,7 @@ export function observePool(registry: Registry, pool: () => PoolState): void {
     registers: [registry],
     collect() {
       const state = pool();
+      if (!state) return;
       this.set({ state: 'in_use' }, state.inUse);
       this.set({ state: 'idle' }, state.idle);
     },
@@ -80,7 +81,8 @@ export function observePool(registry: Registry, pool: () => PoolState): void {
     help: 'Queries waiting for a connection of the primary pool',
     registers: [registry],
     collect() {
-      this.set(pool().waiting);
+      const state = pool();
+      if (state) this.set(state.waiting);
     },
   });
 }
