@@ -215,11 +215,12 @@ describe('assembly after compaction', () => {
     expect(body.budget.state).not.toBe('blocked');
     const never = await contextCall(s.id, {
       message: { content: 'again' },
-      budget: { total: 2_500, max_output_tokens: 500 },
+      // Room for the system prompt, the tools and the message, not for the lane's history.
+      budget: { total: 2_600, max_output_tokens: 500 },
       compaction: 'never',
       dry_run: true,
     });
-    expect(never.statusCode).toBe(413);
+    expect(never.statusCode, never.body).toBe(413);
   });
 
   it('history_turns sends only the latest turns, never splitting a tool pair', async () => {
