@@ -35,6 +35,7 @@ type ContentBlockLike = { type: string } | { type: string; [field: string]: unkn
 export type AppendTurnsReply = ReplyOf<'appendTurns', 201>;
 type ToolBody = RequestOf<'runTool'>;
 export type ToolResult = ReplyOf<'runTool', 200>;
+export type ErasureReply = ReplyOf<'eraseChannelMessage', 200>;
 
 export interface ContextdClientOptions {
   /** Where contextd answers, e.g. `http://localhost:8080`. */
@@ -156,6 +157,31 @@ export function createContextdClient(options: ContextdClientOptions) {
         api.POST('/v1/sessions/{id}/tools/{name}', {
           params: { header: idempotency(opts), path: { id: sessionId, name } },
           body: { input: input as ToolBody['input'] },
+          signal: opts?.signal,
+        }),
+      ),
+
+    /**
+     * `DELETE /v1/channels/{platform}/{channelId}/messages/{messageId}/content`: erases a channel
+     * message's content everywhere contextd stores it (tombstone and audit record stay).
+     * Idempotent: a second call answers the first erase's record with `already_erased: true`.
+     */
+    eraseChannelMessage: (
+      target: { platform: string; channelId: string; messageId: string },
+      opts?: WriteOptions,
+    ): Promise<ErasureReply> =>
+      settle(
+        api.DELETE('/v1/channels/{platform}/{channelId}/messages/{messageId}/content', {
+          params: { header: idempotency(opts), path: target },
+          signal: opts?.signal,
+        }),
+      ),
+
+    /** `DELETE /v1/sessions/{id}/transcript/{seq}/content`: erases one transcript entry's content, likewise. */
+    eraseTranscriptEntry: (sessionId: string, seq: number, opts?: WriteOptions): Promise<ErasureReply> =>
+      settle(
+        api.DELETE('/v1/sessions/{id}/transcript/{seq}/content', {
+          params: { header: idempotency(opts), path: { id: sessionId, seq } },
           signal: opts?.signal,
         }),
       ),

@@ -535,7 +535,7 @@ export interface paths {
         };
         /**
          * The payload a logged context call returned, byte for byte
-         * @description The exact bytes whose SHA-256 is the log entry's `payload_sha256` (also sent as the `payload-sha256` header): what the model was sent at that turn. 404 `context_log.not_found` when no call is logged at that turn (dry runs are not logged), `context_log.payload_not_stored` for calls logged before payloads were stored.
+         * @description The exact bytes whose SHA-256 is the log entry's `payload_sha256` (also sent as the `payload-sha256` header): what the model was sent at that turn. 404 `context_log.not_found` when no call is logged at that turn (dry runs are not logged), `context_log.payload_not_stored` for calls logged before payloads were stored. After an erase of content it held, the bytes carry `[content erased]` where the content was, no longer hash to `payload_sha256`, and the reply has the header `content-erased: true`.
          */
         get: operations["getLoggedPayload"];
         put?: never;
@@ -745,6 +745,46 @@ export interface paths {
         put: operations["setRetention"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{platform}/{channelId}/messages/{messageId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a channel message's content everywhere it is stored
+         * @description The message becomes a deleted one with no text or media; the transcript entries that are the message keep a tombstone ("[content erased]") in place of their content; the text is scrubbed from entries that quoted it, logged payload parts (a replay of an affected turn says `content-erased: true`), the context log's retrieved items, stored Idempotency-Key replies, lane summaries (rebuilt), memories (derived ones removed) and transcript chunks. An audit record says who erased it and when. 404 `channel_message.not_found` for an unknown message or another tenant's. Idempotent: erasing an erased target again changes nothing and answers 200 with the first erase record (`already_erased: true`).
+         */
+        delete: operations["eraseChannelMessage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/transcript/{seq}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a transcript entry's content everywhere it is stored
+         * @description The entry keeps its place, role and tool pairing with a tombstone ("[content erased]") for every text, tool input and medium; its texts are scrubbed from entries that quoted them, logged payload parts (a replay of an affected turn says `content-erased: true`), the context log's retrieved items, stored Idempotency-Key replies, lane summaries (rebuilt), memories (derived ones removed) and transcript chunks. An audit record says who erased it and when. The channel message a turn was stays until it is erased itself. 404 `session.not_found` for an unknown session or another tenant's, `transcript_entry.not_found` for an unknown seq. Idempotent: erasing an erased target again changes nothing and answers 200 with the first erase record (`already_erased: true`).
+         */
+        delete: operations["eraseTranscriptEntry"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7949,6 +7989,243 @@ export interface operations {
             };
             /** @description Body over the size limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseChannelMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key and body replay the first reply; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                platform: string;
+                channelId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The audit record of an erase: who erased what and when, and what it touched; never the text */
+                        erasure: {
+                            id: string;
+                            target: {
+                                /** @enum {string} */
+                                kind: "channel_message";
+                                platform: string;
+                                channel_id: string;
+                                message_id: string;
+                            } | {
+                                /** @enum {string} */
+                                kind: "transcript_entry";
+                                session_id: string;
+                                seq: number;
+                            };
+                            /** @description the API key that asked for the erase */
+                            actor: {
+                                api_key_id: string | null;
+                                api_key_name: string | null;
+                            };
+                            erased_at: string;
+                            /** @description rows changed per place: transcript_entries, compaction_records (their summaries), payload_parts, context_log, stored_replies, lane_summaries, memories, chunk_lanes */
+                            touched: {
+                                [key: string]: number;
+                            };
+                        };
+                        /** @description true when the target had been erased before: nothing changed, the first erase is answered */
+                        already_erased: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency.key_reused`: another body under this key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`); retry after `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same shape (5xx hide their internals) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseTranscriptEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key and body replay the first reply; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The audit record of an erase: who erased what and when, and what it touched; never the text */
+                        erasure: {
+                            id: string;
+                            target: {
+                                /** @enum {string} */
+                                kind: "channel_message";
+                                platform: string;
+                                channel_id: string;
+                                message_id: string;
+                            } | {
+                                /** @enum {string} */
+                                kind: "transcript_entry";
+                                session_id: string;
+                                seq: number;
+                            };
+                            /** @description the API key that asked for the erase */
+                            actor: {
+                                api_key_id: string | null;
+                                api_key_name: string | null;
+                            };
+                            erased_at: string;
+                            /** @description rows changed per place: transcript_entries, compaction_records (their summaries), payload_parts, context_log, stored_replies, lane_summaries, memories, chunk_lanes */
+                            touched: {
+                                [key: string]: number;
+                            };
+                        };
+                        /** @description true when the target had been erased before: nothing changed, the first erase is answered */
+                        already_erased: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: `request.invalid` with the field path in `details`, or another 4xx code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency.key_reused`: another body under this key */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook for every authenticated /v1 request. */
     tenantId: string;
+    /** The key that authenticated it (the actor an audit record names). */
+    apiKey: { apiKeyId: string | null; apiKeyName: string | null };
   }
 }
 
@@ -23,8 +25,12 @@ const CACHE_TTL_MS = 30_000;
 
 export function registerAuth(app: FastifyInstance, tenants: TenantsRepository): void {
   // Caches hits and misses for a short while so a key lookup is not a query per request.
-  const cache = new LRUCache<string, { tenantId: string | null }>({ max: 10_000, ttl: CACHE_TTL_MS });
+  const cache = new LRUCache<string, { tenantId: string | null; id?: string; name?: string }>({
+    max: 10_000,
+    ttl: CACHE_TTL_MS,
+  });
   app.decorateRequest('tenantId', '');
+  app.decorateRequest('apiKey', null as never);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const path = request.url.split('?')[0] ?? '';
     if (!requiresApiKey(path)) return;
@@ -34,10 +40,12 @@ export function registerAuth(app: FastifyInstance, tenants: TenantsRepository): 
     const key = match[1];
     let entry = cache.get(key);
     if (!entry) {
-      entry = { tenantId: await tenants.findTenantIdByKey(key) };
+      const found = await tenants.findKey(key);
+      entry = found ? { tenantId: found.tenantId, id: found.id, name: found.name } : { tenantId: null };
       cache.set(key, entry);
     }
     if (!entry.tenantId) throw unauthorized('auth.invalid_key', 'the API key is unknown or revoked');
     request.tenantId = entry.tenantId;
+    request.apiKey = { apiKeyId: entry.id ?? null, apiKeyName: entry.name ?? null };
   });
 }

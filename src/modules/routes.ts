@@ -16,6 +16,7 @@ import { channelsRoutes } from './channels/channels.routes.js';
 import { compactionRoutes } from './compaction/compaction.routes.js';
 import { platformsRoutes } from './platforms/platforms.routes.js';
 import { retentionRoutes } from './retention/retention.routes.js';
+import { erasureRoutes } from './erasure/erasure.routes.js';
 
 export async function registerV1Routes(
   app: FastifyInstance,
@@ -37,4 +38,5 @@ export async function registerV1Routes(
   await app.register(compactionRoutes(services), { prefix: '/v1' });
   await app.register(platformsRoutes(services), { prefix: '/v1' });
   await app.register(retentionRoutes(services), { prefix: '/v1' });
+  await app.register(erasureRoutes(services), { prefix: '/v1' });
 }

@@ -18,6 +18,8 @@ import { createRetentionRepository } from './retention/retention.repository.js';
 import { createRetentionService } from './retention/retention.service.js';
 import { createCompactionModule } from './compaction/compaction.module.js';
 import { createPlatformsModule } from './platforms/platforms.module.js';
+import { createErasureRepository } from './erasure/erasure.repository.js';
+import { createErasureService } from './erasure/erasure.service.js';
 
 export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'warn'>) {
   const db = deps.database.db;
@@ -121,8 +123,21 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
       hasCalled: session.promptCache !== null,
     }),
   );
+  // Erasing content: everywhere it is stored, then the summaries that held it rebuilt.
+  const erasure = createErasureService({
+    db,
+    repo: createErasureRepository(db),
+    ingest: channelServices.ingest,
+    chunks,
+    compactLanes: ({ tenantId, sessionId, laneKeys }) =>
+      compaction.compact({ tenantId, sessionId, laneKeys, trigger: 'purge', wait: true }),
+    clock: deps.clock,
+    ids: deps.ids,
+    ...(log ? { log } : {}),
+  });
   return {
     ...services,
+    erasure,
     ...compactionModule,
     ...createContextServices(deps, { ...services, compaction, contextRepository }),
   };

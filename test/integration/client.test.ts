@@ -185,12 +185,28 @@ describe('failures as ContextdError', () => {
       () => stranger.context(id, { message: { content: 'hi' } }),
       () => stranger.appendTurns(id, [{ role: 'user', content: 'hi' }]),
       () => stranger.runTool(id, 'memory_search', { query: 'rollout' }),
+      () => stranger.eraseTranscriptEntry(id, 1),
     ];
     for (const call of calls) {
       const error = await rejection(call());
       expect([error.status, error.code]).toEqual([404, 'session.not_found']);
       expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
     }
+  });
+
+  it('erases a transcript entry, and answers the same erase again', async () => {
+    const { id } = await channelSession(contextd);
+    const [entry] = (
+      await contextd.appendTurns(id, [{ role: 'user', content: 'a turn the client will erase now' }])
+    ).entries;
+    const first = await contextd.eraseTranscriptEntry(id, entry!.seq);
+    expect(first.already_erased).toBe(false);
+    expect(first.erasure.target).toEqual({ kind: 'transcript_entry', session_id: id, seq: entry!.seq });
+    expect(await contextd.eraseTranscriptEntry(id, entry!.seq)).toEqual({ ...first, already_erased: true });
+    const unknown = await rejection(
+      contextd.eraseChannelMessage({ platform: 'slack', channelId: 'C-none', messageId: '1.2' }),
+    );
+    expect([unknown.status, unknown.code]).toEqual([404, 'channel_message.not_found']);
   });
 
   it('a bad body is a 400 with its code and the field path in details', async () => {

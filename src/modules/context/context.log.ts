@@ -7,7 +7,7 @@ import type { SessionsRepository } from '../sessions/sessions.repository.js';
 import type { ContextRepository } from './context.repository.js';
 import { contextLogView, type LoggedBudget } from './context.types.js';
 import { contextLogEntryNotFound, payloadNotStored } from './context.errors.js';
-import { joinPayload } from './core/payload-layout.js';
+import { joinPayload, sha256Hex } from './core/payload-layout.js';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../shared/tokens.js';
 
 /** A logged payload's parts as the Anthropic or the OpenAI format has them (read loosely). */
@@ -60,7 +60,9 @@ export function createContextLogReader(deps: {
     const logged = await context.loggedPayload(params);
     if (!logged) throw contextLogEntryNotFound(params.sessionId, params.turnSeq);
     if (logged.layout === null) throw payloadNotStored(params.turnSeq);
-    return { text: joinPayload(logged.layout, logged.bodies), sha256: logged.sha256 };
+    const text = joinPayload(logged.layout, logged.bodies);
+    // An erase rewrote parts of it: the bytes no longer hash to what was sent.
+    return { text, sha256: logged.sha256, erased: sha256Hex(text) !== logged.sha256 };
   }
   return {
     async contextLog(params: { tenantId: string; sessionId: string; afterSeq?: number; limit: number }) {

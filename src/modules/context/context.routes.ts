@@ -133,7 +133,7 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
           tags: TAGS,
           summary: 'The payload a logged context call returned, byte for byte',
           description:
-            "The exact bytes whose SHA-256 is the log entry's `payload_sha256` (also sent as the `payload-sha256` header): what the model was sent at that turn. 404 `context_log.not_found` when no call is logged at that turn (dry runs are not logged), `context_log.payload_not_stored` for calls logged before payloads were stored.",
+            "The exact bytes whose SHA-256 is the log entry's `payload_sha256` (also sent as the `payload-sha256` header): what the model was sent at that turn. 404 `context_log.not_found` when no call is logged at that turn (dry runs are not logged), `context_log.payload_not_stored` for calls logged before payloads were stored. After an erase of content it held, the bytes carry `[content erased]` where the content was, no longer hash to `payload_sha256`, and the reply has the header `content-erased: true`.",
           params: sessionIdParams.extend({ seq: z.coerce.number().int().min(1) }),
           response: { 200: z.union([anthropicPayloadSchema, openaiChatPayloadSchema]) },
         },
@@ -145,6 +145,7 @@ export function contextRoutes(services: Services): FastifyPluginAsyncZod {
           turnSeq: request.params.seq,
         });
         // Sent as stored: re-serializing through the schema would reorder keys and change the hash.
+        if (logged.erased) void reply.header('content-erased', 'true');
         return reply
           .header('payload-sha256', logged.sha256)
           .type('application/json; charset=utf-8')

@@ -129,6 +129,15 @@ export function createChunksService(deps: { chunks: ChunksRepository; clock: Clo
       return spans.length;
     },
 
+    /** Whole lanes re-chunked from their first entry (after an erase rewrote entries). */
+    async rebuildLanes(
+      tx: Executor,
+      params: { tenantId: string; lanes: { sessionId: string; sessionKey: string; laneKey: string }[] },
+    ): Promise<number> {
+      for (const lane of params.lanes) await rechunk(tx, { tenantId: params.tenantId, ...lane, fromSeq: 0 });
+      return params.lanes.length;
+    },
+
     /** A session was deleted: its chunks go with it. */
     async removeSessionChunks(
       tx: Executor,

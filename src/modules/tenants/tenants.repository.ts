@@ -36,6 +36,19 @@ export function createTenantsRepository(db: Executor, ids: IdGenerator) {
       return { id: row?.id ?? null, created: Boolean(row) };
     },
 
+    /** The live key's tenant, id and name (null: unknown or revoked). */
+    async findKey(
+      key: string,
+      tx: Executor = db,
+    ): Promise<{ tenantId: string; id: string; name: string } | null> {
+      const [row] = await tx
+        .select({ tenantId: apiKeys.tenantId, id: apiKeys.id, name: apiKeys.name })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.keyHash, hashApiKey(key)), isNull(apiKeys.revokedAt)))
+        .limit(1);
+      return row ?? null;
+    },
+
     async findTenantIdByKey(key: string, tx: Executor = db): Promise<string | null> {
       const [row] = await tx
         .select({ tenantId: apiKeys.tenantId })
