@@ -22,8 +22,10 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hang guards, not speed limits: every test bounds its work, and how long that takes depends on
+    // how loaded the machine is (an app's setup takes 30 s at a load of 20 on two cores).
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     reporters: ['default'],
   },
 });
