@@ -7,7 +7,7 @@
 // the window); 3b. decide compaction: now, when the budget makes it unavoidable, or scheduled; price the
 // payload against the session's prompt cache (core/cost-model.ts); 4. unless dry_run, record the user turn,
 // its audit row and the cost (context.record.ts).
-import { redactContent } from '../memory/core/redaction.js';
+import { redactContent, redactText } from '../memory/core/redaction.js';
 import { traced } from '../../telemetry/traced.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
@@ -535,7 +535,11 @@ export function createContextService(deps: {
         ...(quoted ? [quoted.message_id] : []),
       ],
       quotedReply: quoted ? quotedReplyOf(quoted) : null,
-      retrieved: reads.retrieved.items,
+      // Chunks indexed before secrets were redacted in them still hold them: redacted here too.
+      retrieved: reads.retrieved.items.map((item) => {
+        const text = redactText(item.text);
+        return text === item.text ? item : { ...item, text };
+      }),
       retrievalLeftOut: reads.retrieved.leftOut,
       retrievalTokens: reads.retrievalTokens,
       retrievalSkipped: !reads.searchable,
