@@ -8,6 +8,7 @@ COPY client/package.json ./client/
 COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.ts ./scripts/
 COPY src ./src
 RUN npm run build
 
