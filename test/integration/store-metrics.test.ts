@@ -1,11 +1,19 @@
 // The series an operator reads for the stores and the bill: the database pool (in use, idle,
 // waiting; PostgreSQL only), the compaction queue's depth, and each context call's expected input
 // bill from the cost model (budget.cost). And every contextd family in /metrics is well formed by
-// the Prometheus text exposition format (what `promtool check metrics` checks of it: HELP and TYPE
-// once before the samples, valid names and labels, counters named _total, histograms with
-// cumulative buckets up to +Inf, _sum and _count), checked here without the prometheus package.
+// the Prometheus text exposition format: `promtool check metrics` finds nothing in them, and a
+// checker of our own states the rules it applies (HELP and TYPE once before the samples, valid
+// names and labels, counters named _total, histograms with cumulative buckets up to +Inf, _sum and
+// _count) where promtool is not installed.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
+
+// Prometheus's own linter (Debian's `prometheus` package; .ci/run installs it). Without CI a machine
+// without it skips that one test; with CI set it fails instead.
+const PROMTOOL = '/usr/bin/promtool';
+const hasPromtool = existsSync(PROMTOOL) || Boolean(process.env.CI);
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -175,6 +183,39 @@ describe('store and bill metrics', () => {
       expect(value(body, 'contextd_compaction_jobs', { state: 'active' })).toBe(0);
     }
     expect(body).toContain('# TYPE contextd_compaction_jobs gauge');
+  });
+
+  it.runIf(hasPromtool)('promtool check metrics finds nothing in the contextd families', async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: 'CB2' },
+    });
+    const sessionId = created.json().session.id as string;
+    const reply = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${sessionId}/context`,
+      payload: { message: { content: 'hello again' } },
+    });
+    expect(reply.statusCode).toBe(200);
+    const body = await scrape();
+    // contextd's families only: the process and runtime series are prom-client's defaults.
+    const ours = body
+      .split('\n')
+      .filter((line) => /^(# (HELP|TYPE) )?contextd_/.test(line))
+      .join('\n');
+    expect(ours).toContain('# TYPE contextd_billed_input_tokens histogram');
+    const run = spawnSync(PROMTOOL, ['check', 'metrics'], { input: `${ours}\n`, encoding: 'utf8' });
+    expect({ status: run.status, problems: `${run.stdout}${run.stderr}`.trim() }).toEqual({
+      status: 0,
+      problems: '',
+    });
+    // It is strict: a counter without _total is refused.
+    const bad = spawnSync(PROMTOOL, ['check', 'metrics'], {
+      input: '# HELP contextd_calls calls\n# TYPE contextd_calls counter\ncontextd_calls 1\n',
+      encoding: 'utf8',
+    });
+    expect(`${bad.stdout}${bad.stderr}`).toContain('_total');
   });
 
   it('every contextd family is well formed in the text exposition format', async () => {
