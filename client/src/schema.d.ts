@@ -8041,7 +8041,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Erased (or erased before: `already_erased` and the first erase record), with what each place changed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8159,7 +8159,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Erased (or erased before: `already_erased` and the first erase record), with what each place changed */
             200: {
                 headers: {
                     [name: string]: unknown;

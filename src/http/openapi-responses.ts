@@ -9,6 +9,12 @@ export const successDescriptions: Record<string, Record<string, string>> = {
   },
   metrics: { 200: 'The Prometheus text exposition of every contextd metric family' },
   getMe: { 200: 'The tenant the API key belongs to' },
+  eraseChannelMessage: {
+    200: 'Erased (or erased before: `already_erased` and the first erase record), with what each place changed',
+  },
+  eraseTranscriptEntry: {
+    200: 'Erased (or erased before: `already_erased` and the first erase record), with what each place changed',
+  },
   createSession: {
     200: 'The live session for the key, still fresh (not replaced)',
     201: 'A new session (none was live for the key, or the live one was older than max_age)',
