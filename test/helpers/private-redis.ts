@@ -168,8 +168,8 @@ export interface PrivateRedisSentinel {
   sentinels: { host: string; port: number }[];
   name: string;
   master(): number;
-  /** Asks the sentinel to promote the replica now (a planned failover). */
-  failover(): void;
+  /** Asks the sentinel to promote the replica now (a planned failover); resolves once it started. */
+  failover(): Promise<void>;
   stop(): void;
 }
 
@@ -197,14 +197,25 @@ export async function startRedisSentinel(): Promise<PrivateRedisSentinel> {
     );
     const masterPort = () =>
       Number(cli(sentinelPort, 'sentinel', 'get-master-addr-by-name', name).split('\n')[1]);
-    await until('sentinel sees a replica', () =>
-      cli(sentinelPort, 'sentinel', 'replicas', name).includes('slave'),
-    );
+    // A replica the sentinel has not yet seen in sync is no candidate: `sentinel failover`
+    // would answer NOGOODSLAVE and promote nothing.
+    await until('sentinel sees a replica in sync', () => {
+      const fields = cli(sentinelPort, 'sentinel', 'replicas', name).split('\n');
+      const field = (key: string) => fields[fields.indexOf(key) + 1];
+      return field('flags') === 'slave' && field('master-link-status') === 'ok';
+    });
     return {
       sentinels: [{ host: '127.0.0.1', port: sentinelPort }],
       name,
       master: masterPort,
-      failover: () => void cli(sentinelPort, 'sentinel', 'failover', name),
+      failover: async () => {
+        // The sentinel refuses while it has no fresh view of a good replica (NOGOODSLAVE) or
+        // a failover is already running (INPROG); ask again until it starts one.
+        await until('the sentinel starts a failover', () => {
+          const reply = cli(sentinelPort, 'sentinel', 'failover', name);
+          return reply === 'OK' || reply.includes('INPROG');
+        });
+      },
       stop: () => stopServers(servers),
     };
   } catch (error) {

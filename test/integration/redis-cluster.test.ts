@@ -326,7 +326,7 @@ describe.skipIf(skip)('Redis Sentinel: a master, a replica, a sentinel', () => {
     const old = sentinel.master();
     expect(cli(old, 'get', 'contextd:lock:sentinel-r')).toBe(first!.token);
     await first!.release();
-    sentinel.failover();
+    await sentinel.failover();
     await until('the sentinel names a new master', () => sentinel.master() !== old);
     const next = sentinel.master();
     await until('the new master is writable', () => cli(next, 'role').startsWith('master'));
