@@ -1,6 +1,7 @@
 // Lint configuration: typescript-eslint's recommended rules over the whole project.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { builtinRules } from 'eslint/use-at-your-own-risk';
 
 const MODULES = ['agents', 'channels', 'compaction', 'context', 'lanes', 'mcp', 'memory', 'platforms'].concat(
   ['retention', 'sessions', 'tenants', 'tools'],
@@ -14,6 +15,43 @@ const layer = (files, forbidden, message, ignores = []) => ({
     '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }],
   },
 });
+
+/** Whether a function is a factory: its body's own return gives a function, or an object literal
+ * holding at least one (a method, a function value, or the name of a function declared in the body).
+ * A factory is a module's closure, not a step: each function inside it is measured on its own. */
+function isFactory(fn) {
+  const body = fn.body?.type === 'BlockStatement' ? fn.body.body : [];
+  const returned = body.findLast((statement) => statement.type === 'ReturnStatement')?.argument;
+  const isFunction = (node) =>
+    node?.type === 'ArrowFunctionExpression' || node?.type === 'FunctionExpression';
+  if (isFunction(returned)) return true;
+  if (returned?.type !== 'ObjectExpression') return false;
+  const inner = new Set();
+  for (const statement of body) {
+    if (statement.type === 'FunctionDeclaration') inner.add(statement.id.name);
+    if (statement.type === 'VariableDeclaration')
+      for (const d of statement.declarations)
+        if (d.id.type === 'Identifier' && isFunction(d.init)) inner.add(d.id.name);
+  }
+  return returned.properties.some(
+    (p) =>
+      p.type === 'Property' &&
+      (p.method || isFunction(p.value) || (p.value.type === 'Identifier' && inner.has(p.value.name))),
+  );
+}
+
+/** ESLint's max-lines-per-function, except that a factory's closure is not counted as one function. */
+const maxLinesPerFunction = {
+  meta: builtinRules.get('max-lines-per-function').meta,
+  create(context) {
+    const report = (descriptor) => {
+      if (!isFactory(descriptor.node)) context.report(descriptor);
+    };
+    return builtinRules
+      .get('max-lines-per-function')
+      .create(Object.create(context, { report: { value: report } }));
+  },
+};
 
 export default tseslint.config(
   {
@@ -40,6 +78,17 @@ export default tseslint.config(
   {
     files: ['scripts/**', 'bench/**', 'examples/**'],
     rules: { 'no-console': 'off' },
+  },
+  // A function reads as one step: at most 120 lines of code (a longer one is split into named steps).
+  // Route registration lists its routes in one function; a factory's closure counts its functions one
+  // by one (isFactory). Tests, benches and scripts are not held to it.
+  {
+    files: ['src/**/*.ts', 'src/**/*.js', 'client/src/**/*.ts'],
+    ignores: ['src/**/*.routes.ts'],
+    plugins: { house: { rules: { 'max-lines-per-function': maxLinesPerFunction } } },
+    rules: {
+      'house/max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }],
+    },
   },
   // The inspector page's modules run in the browser (served as they are, no build step).
   {

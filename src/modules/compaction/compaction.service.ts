@@ -115,17 +115,211 @@ function asSaidNow(
 
 const lockResource = (tenantId: string, sessionId: string) => `compaction:${tenantId}:${sessionId}`;
 
+/** A lane's compaction is asked for with the session's key and agent. */
+type LaneParams = CompactParams & { sessionKey: string; agentId: string | null };
+
+/** What compacting a lane starts from: its verbatim view, the plan for it, and its size now. */
+interface LaneRead {
+  keptRows: Awaited<ReturnType<CompactionRepository['laneTurns']>>;
+  kept: LaneEntry[];
+  /** Texts deleted from the lane that the summarizer must not read. */
+  purge: string[];
+  plan: LanePlan;
+  /** Lane tokens: the view as sent plus the summary that precedes it. */
+  beforeTokens: number;
+}
+
+/** The new summary and what it was made from (none when the plan summarizes nothing). */
+interface LaneSummary {
+  summary: SummaryResult | null;
+  /** The entries the summarizer read. */
+  summarized: LaneEntry[];
+  /** Everything the lane's summary covers after this compaction (cumulative survival). */
+  covered: LaneEntry[];
+}
+
+/** How much of what the new summary replaces it still names (null without a new summary). */
+interface SummarySurvival {
+  identifiers: ReturnType<typeof identifierSurvival> | null;
+  terms: {
+    slice: ReturnType<typeof keyTermSurvival>;
+    cumulative: ReturnType<typeof keyTermSurvival>;
+  } | null;
+}
+
+/** A planned and summarized compaction, ready to commit. */
+interface LaneCompaction {
+  read: LaneRead;
+  made: LaneSummary;
+  survival: SummarySurvival;
+  /** Lane tokens once committed: the new view plus the (new or kept) summary. */
+  afterTokens: number;
+}
+
+/** What the commit wrote: the lane's new state and its record's seq (null when fenced). */
+type LaneCommitted = {
+  committed: LaneStateRow;
+  seq: Awaited<ReturnType<CompactionRepository['appendRecord']>>;
+} | null;
+
+/** The lane's outcome when nothing is written: its size and state as they are, and why. */
+function skippedOutcome(state: LaneStateRow, { kept, plan, beforeTokens }: LaneRead): LaneOutcome {
+  return {
+    lane_key: state.laneKey,
+    outcome: 'skipped',
+    strategies_run: [],
+    before_tokens: beforeTokens,
+    after_tokens: beforeTokens,
+    before_messages: kept.length,
+    after_messages: kept.length,
+    summary_version: state.summaryVersion,
+    first_kept_seq: state.firstKeptSeq,
+    cleared_before_seq: state.clearedBeforeSeq,
+    summarizer: null,
+    fallback_reason: null,
+    summarizer_tokens: { input: 0, output: 0 },
+    identifiers: null,
+    key_terms: null,
+    record_seq: null,
+    reason:
+      plan.deferred === 'cache_warm'
+        ? 'only a clearing is due; it waits for the provider cache to go cold'
+        : plan.steps.length === 0
+          ? 'under target'
+          : null,
+  };
+}
+
+/** Identifiers and key terms (of this slice and of all the summary covers) the new summary keeps. */
+function summarySurvival({ summary, summarized, covered }: LaneSummary): SummarySurvival {
+  if (!summary) return { identifiers: null, terms: null };
+  return {
+    identifiers: identifierSurvival(summarized.map(entryText), summary.text),
+    terms: {
+      slice: keyTermSurvival(summarized.map(entrySaid), summary.text),
+      cumulative: keyTermSurvival(covered.map(entrySaid), summary.text),
+    },
+  };
+}
+
+/** The compaction record appended to the lane's transcript with the commit. */
+function compactionRecord(
+  trigger: CompactionTrigger,
+  state: LaneStateRow,
+  committed: LaneStateRow,
+  { read, made, survival, afterTokens }: LaneCompaction,
+) {
+  const { plan } = read;
+  const { summary, summarized } = made;
+  return {
+    type: 'compaction',
+    trigger,
+    lane_key: state.laneKey,
+    strategies: plan.steps,
+    summary: committed.summary,
+    summary_version: committed.summaryVersion,
+    covers: summary
+      ? { from_seq: summarized[0]?.seq ?? null, through_seq: plan.summarizeBeforeSeq! - 1 }
+      : null,
+    first_kept_seq: committed.firstKeptSeq,
+    cleared_before_seq: committed.clearedBeforeSeq,
+    tokens_before: read.beforeTokens,
+    tokens_after: afterTokens,
+    messages_before: read.kept.length,
+    messages_after: plan.keptMessages,
+    summarizer: summary?.summarizer ?? null,
+    fallback_reason: summary?.fallbackReason ?? null,
+    summarizer_usage: summary
+      ? { input_tokens: summary.usage.inputTokens, output_tokens: summary.usage.outputTokens }
+      : null,
+    identifiers: survival.identifiers,
+    key_terms: survival.terms,
+    lane_version: committed.version,
+  };
+}
+
+/** The lane's outcome after the commit: fenced (nothing written) or committed (its new state). */
+function laneOutcome(skipped: LaneOutcome, done: LaneCompaction, written: LaneCommitted): LaneOutcome {
+  const { plan } = done.read;
+  const { summary } = done.made;
+  const { identifiers, terms } = done.survival;
+  const result: LaneOutcome = {
+    ...skipped,
+    strategies_run: plan.steps,
+    summarizer: summary?.summarizer ?? null,
+    fallback_reason: summary?.fallbackReason ?? null,
+    summarizer_tokens: summary
+      ? { input: summary.usage.inputTokens, output: summary.usage.outputTokens }
+      : { input: 0, output: 0 },
+    identifiers: identifiers ? { total: identifiers.total, kept: identifiers.kept } : null,
+    key_terms: terms
+      ? {
+          slice: { total: terms.slice.total, kept: terms.slice.kept },
+          cumulative: { total: terms.cumulative.total, kept: terms.cumulative.kept },
+        }
+      : null,
+  };
+  if (!written) {
+    // Another change of the lane committed after this compaction read it: nothing is written.
+    return { ...result, outcome: 'fenced', reason: 'the lane changed while compacting (version moved)' };
+  }
+  return {
+    ...result,
+    outcome: 'committed',
+    after_tokens: done.afterTokens,
+    after_messages: plan.keptMessages,
+    summary_version: written.committed.summaryVersion,
+    first_kept_seq: written.committed.firstKeptSeq,
+    cleared_before_seq: written.committed.clearedBeforeSeq,
+    record_seq: written.seq,
+  };
+}
+
 export function createCompactionService(deps: CompactionServiceDeps) {
   const { repo, clock } = deps;
+  /** Tokens of a lane summary (none without one). */
+  const summaryTokens = (text: string | null) => (text ? deps.estimator.text(text) : 0);
 
+  /**
+   * Compacts one lane: reads and plans it, summarizes what leaves the view with no transaction
+   * open, commits by compare-and-set on the lane's version, and says what happened.
+   */
   async function compactLane(
-    params: CompactParams & { sessionKey: string; agentId: string | null },
+    params: LaneParams,
     state: LaneStateRow,
     lastCallAt: number | null,
   ): Promise<LaneOutcome> {
+    const read = await readAndPlan(params, state, lastCallAt);
+    const skipped = skippedOutcome(state, read);
+    if (read.plan.steps.length === 0) return skipped;
+    // Summarize with no transaction open: the LLM call may take seconds.
+    const made = await summarizeLeaving(params, state, read);
+    await params.beforeCommit?.(state.laneKey);
+    const done: LaneCompaction = {
+      read,
+      made,
+      survival: summarySurvival(made),
+      afterTokens:
+        read.plan.afterViewTokens + summaryTokens(made.summary ? made.summary.text : state.summary),
+    };
+    const written = await commitCompaction(params, state, done);
+    countSummarizer(params.tenantId, made.summary);
+    return laneOutcome(skipped, done, written);
+  }
+
+  /** Reads the lane's verbatim view and plans its compaction (clear → summarize → truncate). */
+  async function readAndPlan(
+    params: LaneParams,
+    state: LaneStateRow,
+    lastCallAt: number | null,
+  ): Promise<LaneRead> {
     const { tenantId, sessionId } = params;
-    const laneKey = state.laneKey;
-    const keptRows = await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: state.firstKeptSeq });
+    const keptRows = await repo.laneTurns({
+      tenantId,
+      sessionId,
+      laneKey: state.laneKey,
+      fromSeq: state.firstKeptSeq,
+    });
     const kept = keptRows.map(toLaneEntry);
     const purge = state.purgeTexts ?? [];
     const plan: LanePlan = planLane({
@@ -142,88 +336,71 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       estimator: deps.estimator,
       settings: deps.settings,
     });
-    // Lane tokens: the view as sent plus the summary that precedes it.
-    const summaryTokens = (text: string | null) => (text ? deps.estimator.text(text) : 0);
-    const beforeTokens = plan.beforeTokens + summaryTokens(state.summary);
-    const base: LaneOutcome = {
-      lane_key: laneKey,
-      outcome: 'skipped',
-      strategies_run: [],
-      before_tokens: beforeTokens,
-      after_tokens: beforeTokens,
-      before_messages: kept.length,
-      after_messages: kept.length,
-      summary_version: state.summaryVersion,
-      first_kept_seq: state.firstKeptSeq,
-      cleared_before_seq: state.clearedBeforeSeq,
-      summarizer: null,
-      fallback_reason: null,
-      summarizer_tokens: { input: 0, output: 0 },
-      identifiers: null,
-      key_terms: null,
-      record_seq: null,
-      reason:
-        plan.deferred === 'cache_warm'
-          ? 'only a clearing is due; it waits for the provider cache to go cold'
-          : plan.steps.length === 0
-            ? 'under target'
-            : null,
-    };
-    if (plan.steps.length === 0) return base;
+    return { keptRows, kept, purge, plan, beforeTokens: plan.beforeTokens + summaryTokens(state.summary) };
+  }
 
-    // Summarize with no transaction open: the LLM call may take seconds.
-    let summary: SummaryResult | null = null;
-    let summarized: LaneEntry[] = [];
-    // Everything the lane's summary covers after this compaction (cumulative survival).
-    let covered: LaneEntry[] = [];
-    if (plan.summarizeBeforeSeq !== null) {
-      // A stale summary (an edit or delete of what it covers) is rebuilt from the entries it
-      // covered, not updated; deleted texts are scrubbed from everything the summarizer reads.
-      // The summarizer reads each turn that is a channel message as the message is now, and
-      // every text deleted from the lane (now or before) scrubbed.
-      const rebuild = state.summaryStale || purge.length > 0;
-      const scrub = [...new Set([...purge, ...(state.scrubTexts ?? [])])];
-      const older = scrubEntries(
-        (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: 0, toSeq: state.firstKeptSeq })).map(
-          asSaidNow,
-        ),
-        scrub,
-      );
-      const leaving = scrubEntries(
-        keptRows.filter((r) => r.seq < plan.summarizeBeforeSeq!).map(asSaidNow),
-        scrub,
-      );
-      summarized = rebuild ? [...older, ...leaving] : leaving;
-      covered = [...older, ...leaving];
-      // The lane never grows: the new summary may take at most what leaves the view plus the old
-      // summary's room, and at most its share of the window it is sent within.
-      const room = Math.max(0, beforeTokens - plan.afterViewTokens);
-      const window = params.effectiveWindow ?? deps.defaultEffectiveWindow;
-      summary = await deps.summarizerFor(tenantId).summarize({
-        laneKey,
-        previousSummary: rebuild ? null : state.summary,
-        entries: summarized,
-        targetTokens: Math.min(room, Math.floor(deps.settings.summaryWindowShare * window)),
-        speakers: { assistant: params.agentId },
-      });
-      // Redaction or an estimate off by a few tokens: fitted again so the lane still cannot grow.
-      if (summaryTokens(summary.text) > room) {
-        summary = { ...summary, text: fitSummaryText(summary.text, room, deps.estimator) };
-      }
+  /**
+   * Summarizes the entries that leave the view (nothing when the plan does not summarize). A stale
+   * summary (an edit or delete of what it covers) is rebuilt from the entries it covered, not
+   * updated; the summarizer reads each turn that is a channel message as the message is now, and
+   * every text deleted from the lane (now or before) scrubbed.
+   */
+  async function summarizeLeaving(
+    params: LaneParams,
+    state: LaneStateRow,
+    read: LaneRead,
+  ): Promise<LaneSummary> {
+    const { plan, purge, beforeTokens } = read;
+    const summarizeBeforeSeq = plan.summarizeBeforeSeq;
+    if (summarizeBeforeSeq === null) return { summary: null, summarized: [], covered: [] };
+    const { tenantId, sessionId } = params;
+    const laneKey = state.laneKey;
+    const rebuild = state.summaryStale || purge.length > 0;
+    const scrub = [...new Set([...purge, ...(state.scrubTexts ?? [])])];
+    const older = scrubEntries(
+      (await repo.laneTurns({ tenantId, sessionId, laneKey, fromSeq: 0, toSeq: state.firstKeptSeq })).map(
+        asSaidNow,
+      ),
+      scrub,
+    );
+    const leaving = scrubEntries(
+      read.keptRows.filter((r) => r.seq < summarizeBeforeSeq).map(asSaidNow),
+      scrub,
+    );
+    const summarized = rebuild ? [...older, ...leaving] : leaving;
+    // The lane never grows: the new summary may take at most what leaves the view plus the old
+    // summary's room, and at most its share of the window it is sent within.
+    const room = Math.max(0, beforeTokens - plan.afterViewTokens);
+    const window = params.effectiveWindow ?? deps.defaultEffectiveWindow;
+    let summary = await deps.summarizerFor(tenantId).summarize({
+      laneKey,
+      previousSummary: rebuild ? null : state.summary,
+      entries: summarized,
+      targetTokens: Math.min(room, Math.floor(deps.settings.summaryWindowShare * window)),
+      speakers: { assistant: params.agentId },
+    });
+    // Redaction or an estimate off by a few tokens: fitted again so the lane still cannot grow.
+    if (summaryTokens(summary.text) > room) {
+      summary = { ...summary, text: fitSummaryText(summary.text, room, deps.estimator) };
     }
-    await params.beforeCommit?.(laneKey);
+    return { summary, summarized, covered: [...older, ...leaving] };
+  }
 
+  /**
+   * One short transaction: the lane's new state by compare-and-set on its version (nothing when
+   * another change moved it meanwhile), its compaction record, and the new summary as a memory.
+   */
+  async function commitCompaction(
+    params: LaneParams,
+    state: LaneStateRow,
+    done: LaneCompaction,
+  ): Promise<LaneCommitted> {
+    const { tenantId, sessionId } = params;
+    const laneKey = state.laneKey;
+    const { plan } = done.read;
+    const { summary } = done.made;
     const now = clock.now();
-    const survival = summary ? identifierSurvival(summarized.map(entryText), summary.text) : null;
-    const terms = summary
-      ? {
-          slice: keyTermSurvival(summarized.map(entrySaid), summary.text),
-          cumulative: keyTermSurvival(covered.map(entrySaid), summary.text),
-        }
-      : null;
-    const newFirstKept = plan.firstKeptSeq;
-    const afterTokens = plan.afterViewTokens + summaryTokens(summary ? summary.text : state.summary);
-    const outcome = await deps.db.transaction(async (tx) => {
+    return deps.db.transaction(async (tx) => {
       const committed = await deps.lanes.commitLane(
         {
           tenantId,
@@ -233,38 +410,14 @@ export function createCompactionService(deps: CompactionServiceDeps) {
           summary: summary ? summary.text : state.summary,
           newSummary: summary !== null,
           summarizedThroughSeq: summary ? plan.summarizeBeforeSeq! - 1 : state.summarizedThroughSeq,
-          firstKeptSeq: newFirstKept,
+          firstKeptSeq: plan.firstKeptSeq,
           clearedBeforeSeq: plan.clearedBeforeSeq,
           at: now,
         },
         tx,
       );
       if (!committed) return null;
-      const record = {
-        type: 'compaction',
-        trigger: params.trigger,
-        lane_key: laneKey,
-        strategies: plan.steps,
-        summary: committed.summary,
-        summary_version: committed.summaryVersion,
-        covers: summary
-          ? { from_seq: summarized[0]?.seq ?? null, through_seq: plan.summarizeBeforeSeq! - 1 }
-          : null,
-        first_kept_seq: committed.firstKeptSeq,
-        cleared_before_seq: committed.clearedBeforeSeq,
-        tokens_before: beforeTokens,
-        tokens_after: afterTokens,
-        messages_before: kept.length,
-        messages_after: plan.keptMessages,
-        summarizer: summary?.summarizer ?? null,
-        fallback_reason: summary?.fallbackReason ?? null,
-        summarizer_usage: summary
-          ? { input_tokens: summary.usage.inputTokens, output_tokens: summary.usage.outputTokens }
-          : null,
-        identifiers: survival,
-        key_terms: terms,
-        lane_version: committed.version,
-      };
+      const record = compactionRecord(params.trigger, state, committed, done);
       const seq = await repo.appendRecord({ tenantId, sessionId, laneKey, record, at: now }, tx);
       if (summary && committed.summary) {
         await repo.upsertLaneSummaryMemory(
@@ -287,45 +440,14 @@ export function createCompactionService(deps: CompactionServiceDeps) {
       }
       return { committed, seq };
     });
-    if (summary) {
-      if (summary.fallbackReason)
-        deps.metrics.fallbacks.inc({ reason: summary.fallbackReason.split(':')[0] });
-      deps.metrics.summarizerTokens.inc({ tenant: tenantId, direction: 'input' }, summary.usage.inputTokens);
-      deps.metrics.summarizerTokens.inc(
-        { tenant: tenantId, direction: 'output' },
-        summary.usage.outputTokens,
-      );
-    }
-    const result: LaneOutcome = {
-      ...base,
-      strategies_run: plan.steps,
-      summarizer: summary?.summarizer ?? null,
-      fallback_reason: summary?.fallbackReason ?? null,
-      summarizer_tokens: summary
-        ? { input: summary.usage.inputTokens, output: summary.usage.outputTokens }
-        : { input: 0, output: 0 },
-      identifiers: survival ? { total: survival.total, kept: survival.kept } : null,
-      key_terms: terms
-        ? {
-            slice: { total: terms.slice.total, kept: terms.slice.kept },
-            cumulative: { total: terms.cumulative.total, kept: terms.cumulative.kept },
-          }
-        : null,
-    };
-    if (!outcome) {
-      // Another change of the lane committed after this compaction read it: nothing is written.
-      return { ...result, outcome: 'fenced', reason: 'the lane changed while compacting (version moved)' };
-    }
-    return {
-      ...result,
-      outcome: 'committed',
-      after_tokens: afterTokens,
-      after_messages: plan.keptMessages,
-      summary_version: outcome.committed.summaryVersion,
-      first_kept_seq: outcome.committed.firstKeptSeq,
-      cleared_before_seq: outcome.committed.clearedBeforeSeq,
-      record_seq: outcome.seq,
-    };
+  }
+
+  /** The summarizer's metrics: a fallback by its reason's kind, and the tokens it read and wrote. */
+  function countSummarizer(tenantId: string, summary: SummaryResult | null) {
+    if (!summary) return;
+    if (summary.fallbackReason) deps.metrics.fallbacks.inc({ reason: summary.fallbackReason.split(':')[0] });
+    deps.metrics.summarizerTokens.inc({ tenant: tenantId, direction: 'input' }, summary.usage.inputTokens);
+    deps.metrics.summarizerTokens.inc({ tenant: tenantId, direction: 'output' }, summary.usage.outputTokens);
   }
 
   const service = {

@@ -18,6 +18,7 @@ import type { LanesRepository } from '../lanes/lanes.repository.js';
 import type { ContextRequest, LoggedAssembly } from './context.types.js';
 import { BackgroundCommitDuringAssembly } from './context.errors.js';
 
+// eslint-disable-next-line house/max-lines-per-function -- the record step of the context call, split with it
 function appendUserTurn(
   deps: {
     transcript: Pick<TranscriptService, 'appendTurns'>;

@@ -108,6 +108,7 @@ export function createRetriever(deps: {
   memorySearch: Pick<MemorySearchService, 'searchMemory'>;
   channels?: Pick<ChannelsService, 'neighbours'>;
 }) {
+  // eslint-disable-next-line house/max-lines-per-function -- the retrieval step, split with the cost policy
   return async function retrieve(params: {
     session: SessionRow;
     laneKey: string;

@@ -57,6 +57,7 @@ export interface TurnContext {
  * thread's media the manifest lists but no sent turn carries (docs/design.md §6.9's post-compaction
  * recovery, for truncation); they are not recorded in the manifest again.
  */
+// eslint-disable-next-line house/max-lines-per-function -- step 4a of assembleContext, split with it
 export function fitTurnContext(params: {
   input: AssembleInput;
   channel: ChannelContextInput | null;
