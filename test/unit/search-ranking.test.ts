@@ -1,4 +1,5 @@
 // Query parsing and ranking: safe tsquery literals, tsvector parsing, BM25 relevance, recency, snippets.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   idf,
@@ -105,6 +106,74 @@ describe('makeSnippet', () => {
   it('never splits a surrogate pair', () => {
     const snippet = makeSnippet('😀'.repeat(200), ['x'], 51);
     expect(snippet).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
+  /** makeSnippet as it was before ASCII text got its word-free scan: every word, lowercased, tested. */
+  function walkingSnippet(text: string, lexemes: readonly string[], maxChars = 240): string {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    if (flat.length <= maxChars) return flat;
+    let hit = -1;
+    for (const match of flat.matchAll(/[\p{L}\p{N}]+/gu)) {
+      const word = match[0].toLowerCase();
+      const matches = (lexeme: string) =>
+        word.startsWith(lexeme.length > 4 ? lexeme.slice(0, lexeme.length - 1) : lexeme);
+      if (lexemes.some(matches)) {
+        hit = match.index;
+        break;
+      }
+    }
+    let start = hit < 0 ? 0 : Math.max(0, hit - Math.floor(maxChars / 3));
+    if (start > 0) {
+      const space = flat.indexOf(' ', start);
+      start = space >= 0 && space < hit ? space + 1 : start;
+    }
+    let end = Math.min(flat.length, start + maxChars);
+    if (end < flat.length) {
+      const space = flat.lastIndexOf(' ', end);
+      if (space > start + maxChars / 2) end = space;
+    }
+    if (flat.charCodeAt(start) >= 0xdc00 && flat.charCodeAt(start) <= 0xdfff) start += 1;
+    if (end < flat.length && flat.charCodeAt(end) >= 0xdc00 && flat.charCodeAt(end) <= 0xdfff) end -= 1;
+    return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
+  }
+
+  it('gives the same snippet as walking every word, ASCII or not', () => {
+    const word = fc.oneof(
+      fc.constantFrom(
+        'Deploy',
+        'deployment',
+        'MIGRATION',
+        'migrat',
+        'e-mail',
+        'x9',
+        'İstanbul',
+        'straße',
+        'ΣΟΦΟΣ',
+        '😀',
+      ),
+      fc.string({
+        unit: fc.constantFrom('a', 'B', 'z', '0', '9', '-', '_', "'", '.', 'é', 'İ', 'K'),
+        maxLength: 9,
+      }),
+    );
+    const text = fc
+      .array(fc.tuple(word, fc.constantFrom(' ', '  ', '\n', '\t ', ', ', '\u00a0', '')), { maxLength: 120 })
+      .map((parts) => parts.map(([w, sep]) => w + sep).join(''));
+    const lexeme = fc.oneof(
+      fc.constantFrom('deploy', 'migrat', 'e-mail', 'x9', 'istanbul', 'straß', 'σοφο', '', 'a', 'zzzzz'),
+      fc.string({ unit: fc.constantFrom('a', 'b', 'z', '0', '-', 'é', 'k'), maxLength: 7 }),
+    );
+    fc.assert(
+      fc.property(
+        text,
+        fc.array(lexeme, { maxLength: 5 }),
+        fc.integer({ min: 10, max: 120 }),
+        (t, lexemes, max) => {
+          expect(makeSnippet(t, lexemes, max)).toBe(walkingSnippet(t, lexemes, max));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });
 
