@@ -78,6 +78,16 @@ select
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
   ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
+  ),
   null,
   null,
   (
@@ -341,6 +351,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   null,
   null,
@@ -1012,6 +1032,16 @@ select
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
   ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
+  ),
   null,
   null,
   (
@@ -1207,6 +1237,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   (
     select
@@ -1493,6 +1533,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   (
     select
@@ -2186,6 +2236,16 @@ select
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
   ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
+  ),
   (
     select
       coalesce(
@@ -2403,6 +2463,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   null,
   coalesce(
@@ -2684,6 +2754,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   null,
   coalesce(
@@ -3372,6 +3452,16 @@ select
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
   ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
+  ),
   null,
   coalesce(
     (
@@ -3584,6 +3674,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   (
     select
@@ -3887,6 +3987,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   (
     select
@@ -4596,6 +4706,16 @@ select
       o.tenant_id = "sessions"."tenant_id"
       and o.session_id = "sessions"."id"
       and b.kind = 'tool_result'
+  ),
+  exists (
+    select
+      1
+    from
+      sessions s2
+    where
+      s2.tenant_id = "sessions"."tenant_id"
+      and s2.session_key = "sessions"."session_key"
+      and s2.id <> "sessions"."id"
   ),
   (
     select

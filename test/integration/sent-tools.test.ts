@@ -1,6 +1,8 @@
 // Which of contextd's own tools a payload carries: read_result once the session holds an offloaded
 // result (offloaded by the context call itself or by an append), and from then on; tool_search only
-// while a tool is deferred; the tools block the same bytes from call to call otherwise.
+// while a tool is deferred; memory_search and compact_context once they can act (memories in scope,
+// an earlier session, a history over the share a compaction keeps, a compacted lane); the tools
+// block the same bytes from call to call otherwise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
 
@@ -52,16 +54,71 @@ const toolUse = (id: string) => ({ type: 'tool_use', id, name: 'shell_exec', inp
 const big = 'line of output\n'.repeat(200);
 
 describe("contextd's tools in the payload", () => {
-  it('a DM without stored results or deferred tools gets neither read_result nor tool_search', async () => {
+  it('a new DM with nothing to search, compact or read gets none of them; the session may still call all', async () => {
     const id = await dm();
     const first = await context(id, { message: { content: 'hello there' } });
-    expect(names(first)).toEqual(['memory_search', 'compact_context']);
+    expect(names(first)).toEqual([]);
+    expect(first.payload.tools).toBeUndefined();
     await append(id, [{ role: 'assistant', content: 'Hi!' }]);
     const second = await context(id, { message: { content: 'how are you?' } });
-    expect(JSON.stringify(second.payload.tools)).toBe(JSON.stringify(first.payload.tools));
+    expect(names(second)).toEqual([]);
     // The tools a session may call are all listed still.
     const listed = await t.inject({ url: `/v1/sessions/${id}/tools` });
-    expect(listed.json().tools.map((tool: { name: string }) => tool.name)).toContain('read_result');
+    expect(listed.json().tools.map((tool: { name: string }) => tool.name)).toEqual(
+      expect.arrayContaining(['read_result', 'memory_search', 'compact_context']),
+    );
+  });
+
+  it('memory_search appears once a memory the session sees exists, and stays', async () => {
+    const id = await dm();
+    expect(names(await context(id, { message: { content: 'what do I like?' } }))).toEqual([]);
+    await append(id, [{ role: 'assistant', content: 'Tell me!' }]);
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/memories',
+      payload: { scope: 'user', scope_key: `slack:U${counter}`, type: 'preference', text: 'Likes green tea' },
+    });
+    expect(created.statusCode, created.body).toBeLessThan(300);
+    const after = await context(id, { message: { content: 'and now?' } });
+    expect(names(after)).toEqual(['memory_search']);
+    await append(id, [{ role: 'assistant', content: 'Green tea.' }]);
+    const later = await context(id, { message: { content: 'thanks' } });
+    expect(JSON.stringify(later.payload.tools)).toBe(JSON.stringify(after.payload.tools));
+  });
+
+  it('memory_search is sent in a session whose key had an earlier session (its transcript is searchable)', async () => {
+    const id = await dm();
+    await context(id, { message: { content: 'my locker code is on the blue note' } });
+    const reset = await t.inject({ method: 'POST', url: `/v1/sessions/${id}/reset` });
+    expect(reset.statusCode, reset.body).toBeLessThan(300);
+    const successor = reset.json().session.id as string;
+    expect(names(await context(successor, { message: { content: 'where was my code?' } }))).toEqual([
+      'memory_search',
+    ]);
+  });
+
+  it('memory_search and compact_context appear once the history outgrows what a compaction keeps, and stay after one', async () => {
+    const id = await dm();
+    // A 12,000-token window less 2,000 of output: a compaction keeps 25% of 10,000 verbatim.
+    const budget = { total: 12_000, max_output_tokens: 2_000 };
+    const small = await context(id, { message: { content: 'start' }, budget });
+    expect(names(small)).toEqual([]);
+    const paragraph = 'The quarterly report covers revenue, hiring and the data centre move in detail. ';
+    let grown: Reply | null = null;
+    for (let i = 0; i < 12 && (grown === null || names(grown).length === 0); i += 1) {
+      await append(id, [{ role: 'assistant', content: `${i}: ${paragraph.repeat(12)}` }]);
+      grown = await context(id, { message: { content: `next part ${i}` }, budget });
+    }
+    expect(names(grown!)).toEqual(['memory_search', 'compact_context']);
+    await append(id, [{ role: 'assistant', content: 'ok' }]);
+    const compacted = await t.inject({
+      method: 'POST',
+      url: `/v1/sessions/${id}/compact`,
+      payload: { wait: true, force: true },
+    });
+    expect(compacted.statusCode, compacted.body).toBeLessThan(300);
+    const after = await context(id, { message: { content: 'and after the compaction?' }, budget });
+    expect(names(after)).toEqual(['memory_search', 'compact_context']);
   });
 
   it('read_result appears with the call that offloads a result, and stays', async () => {
@@ -71,7 +128,7 @@ describe("contextd's tools in the payload", () => {
     const loop = await context(id, {
       message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: big }] },
     });
-    expect(names(loop)).toEqual(['read_result', 'memory_search', 'compact_context']);
+    expect(names(loop)).toEqual(['read_result']);
     await append(id, [{ role: 'assistant', content: 'Done: lots of files.' }]);
     const later = await context(id, { message: { content: 'thanks' } });
     expect(JSON.stringify(later.payload.tools)).toBe(JSON.stringify(loop.payload.tools));

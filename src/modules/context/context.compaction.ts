@@ -42,6 +42,8 @@ export interface ContextCompaction {
   }): Promise<string | null>;
   /** The share of the window past which a lane is due for a change of view at a cold cache. */
   readonly historyShare: number;
+  /** The share of the window a change of view keeps verbatim. */
+  readonly keepShare: number;
 }
 
 export function createContextCompaction(deps: {
@@ -83,6 +85,7 @@ export function createContextCompaction(deps: {
       return queued?.jobId ?? null;
     },
     historyShare: settings.historyShare,
+    keepShare: settings.keepShare,
   };
 }
 

@@ -34,6 +34,8 @@ export interface TurnLoad {
   lastPercentage: number | null;
   /** The session holds an offloaded tool result. */
   storedResults: boolean;
+  /** Other sessions (ended ones) share the session key: their transcript is searchable, never in view. */
+  otherSessions: boolean;
   /** The agent's sections in prompt order and its history_turns default (null: no agent). */
   agent: { historyTurns: number | null; sections: AgentSection[] } | null;
   /** The anchor message's row as ChannelsRepository.getMessages reads it (deleted too); null: none. */
@@ -138,6 +140,9 @@ export function loadTurnStatement(tx: Executor, shape: LoadTurnShape) {
       storedResults: sql<boolean>`exists (select 1 from blob_owners o join blobs b
         on b.tenant_id = o.tenant_id and b.artifact_id = o.artifact_id
         where o.tenant_id = ${sessions.tenantId} and o.session_id = ${sessions.id} and b.kind = 'tool_result')`,
+      // Whether an earlier session shares the key (memory_search can find its transcript).
+      otherSessions: sql<boolean>`exists (select 1 from sessions s2 where s2.tenant_id = ${sessions.tenantId}
+        and s2.session_key = ${sessions.sessionKey} and s2.id <> ${sessions.id})`,
       lexemes: shape.lexemes ? sql<unknown>`${lexemesSql(slot('lexemeText'))}` : sql<null>`null`,
       laneRead: shape.laneRead
         ? sql<unknown>`${laneEntriesJsonSql({
@@ -235,6 +240,7 @@ export function createContextRepository(db: Executor) {
         lane: row.lane,
         lastPercentage: row.lastPercentage === null ? null : Number(row.lastPercentage),
         storedResults: row.storedResults === true || String(row.storedResults) === 'true',
+        otherSessions: row.otherSessions === true || String(row.otherSessions) === 'true',
         anchor: messageFromJson(row.anchor),
         lexemes: params.lexemeText === null ? null : lexemesOfRow(row.lexemes),
         laneRead: laneRead && { ...laneRead, ...laneEntriesOfJson(row.laneRead) },

@@ -67,6 +67,7 @@ import { createThreadMediaLoader, type PlatformMediaFetcher } from './context.me
 import { createContextLogReader } from './context.log.js';
 import { historyTurnsView } from './core/history-turns.js';
 import { toolHistory } from '../tools/core/tool-history.js';
+import { conversationTools } from '../tools/core/tool-offer.js';
 import { recordTurn } from './context.record.js';
 import { createLaneHistoryCache } from './lane-history-cache.js';
 import { BackgroundCommitDuringAssembly } from './context.errors.js';
@@ -291,12 +292,25 @@ export function createContextService(deps: {
       mode: facts.mode,
       dryRun: facts.dryRun,
       cacheCold: cacheCold(turn.session.promptCache, reads.callAt),
-      viewTokens: reads.entries.reduce(
-        (sum, e) => (e.seq >= from ? sum + e.tokenEstimate + MESSAGE_OVERHEAD_TOKENS : sum),
-        0,
-      ),
+      viewTokens: viewTokensOf(reads.entries, from),
       effectiveWindow: facts.window,
       historyShare: deps.compaction.historyShare,
+    });
+  }
+
+  /** Whether memory_search and compact_context can act in this call (tools/core/tool-offer.ts). */
+  function conversationToolsOf(facts: TurnFacts, turn: LoadedTurn, reads: TurnReads) {
+    const { lane, loaded } = turn;
+    return conversationTools({
+      hasChannel: turn.hasChannel,
+      memoriesInScope: Object.entries(loaded.scopeVersions).some(
+        ([key, version]) => key.startsWith('memories ') && version > 0,
+      ),
+      otherSessions: loaded.otherSessions,
+      compacted: lane.summary !== null || lane.firstKeptSeq > 0 || lane.clearedBeforeSeq > 0,
+      viewTokens: viewTokensOf(reads.entries, lane.firstKeptSeq),
+      window: facts.window,
+      keepShare: deps.compaction?.keepShare ?? null,
     });
   }
 
@@ -491,6 +505,7 @@ export function createContextService(deps: {
     const { request, include } = facts;
     const { session, loaded, lane } = turn;
     const agent = loaded.agent;
+    const tools = conversationToolsOf(facts, turn, reads);
     const pendingSlot = pendingSlotSchema.safeParse(turn.laneState?.pendingSlot ?? undefined);
     const quoted = reads.quotedMessage;
     return {
@@ -521,6 +536,7 @@ export function createContextService(deps: {
       storedResults:
         loaded.storedResults ||
         asBlocks(message).some((b) => b.type === 'tool_result' && offloadRefIdOf(b.content) !== null),
+      conversationTools: tools,
       toolLastUsed: reads.tools.toolLastUsed,
       promotedTools: reads.tools.promotedTools,
       toolDeferralShare: config.TOOL_DEFERRAL_SHARE,
@@ -657,6 +673,13 @@ const MAX_ASSEMBLIES = 3;
  * call assembled makes it assemble again over the new state (bounded; the last attempt's conflict
  * is a 409 like any other concurrent append).
  */
+/** What the lane's history from `from` on takes: stored estimates with the per-message overhead. */
+function viewTokensOf(entries: readonly { seq: number; tokenEstimate: number }[], from: number): number {
+  let sum = 0;
+  for (const e of entries) if (e.seq >= from) sum += e.tokenEstimate + MESSAGE_OVERHEAD_TOKENS;
+  return sum;
+}
+
 async function assembleAgainAfterBackgroundCommits<T>(attempt: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries += 1) {
     try {

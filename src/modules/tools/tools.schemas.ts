@@ -207,19 +207,27 @@ export const BUILTIN_TOOLS: Readonly<Record<BuiltinToolName, Anthropic.Tool>> = 
 
 /**
  * The built-in definitions for a session, in their fixed order. Every tool a payload carries is paid
- * for on every call (in the cached prefix at best), so the two that only make sense in some sessions
+ * for on every call (in the cached prefix at best), so the ones that only make sense in some calls
  * are sent only then: `readResult`, when the session holds a stored result to read (an offloaded
  * tool result, or a channel whose channel_messages hands out references); `toolSearch`, when some
- * tool is deferred. Both default to true (the tools a session may call: GET …/tools).
+ * tool is deferred; `memorySearch` and `compactContext`, when they can act (core/tool-offer.ts).
+ * All default to true (the tools a session may call: GET …/tools).
  */
 export function builtinToolsFor(options: {
   hasChannel: boolean;
   readResult?: boolean;
   toolSearch?: boolean;
+  memorySearch?: boolean;
+  compactContext?: boolean;
 }): Anthropic.Tool[] {
+  const off: Partial<Record<BuiltinToolName, boolean | undefined>> = {
+    read_result: options.readResult,
+    tool_search: options.toolSearch,
+    memory_search: options.memorySearch,
+    compact_context: options.compactContext,
+  };
   return builtinToolNames
     .filter((name) => options.hasChannel || !channelToolNames.includes(name))
-    .filter((name) => name !== 'read_result' || options.readResult !== false)
-    .filter((name) => name !== 'tool_search' || options.toolSearch !== false)
+    .filter((name) => off[name] !== false)
     .map((name) => BUILTIN_TOOLS[name]);
 }

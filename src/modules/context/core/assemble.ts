@@ -172,7 +172,8 @@ export function assembleContext(input: AssembleInput): AssembleResult {
 /**
  * 1. Tools: built-ins first, then the caller's as given (without `source`), after deferral.
  * read_result only when the session has a stored result to read; tool_search only when deferral
- * holds a tool back (deferral is judged without it first: with it the list only grows). Both follow
+ * holds a tool back (deferral is judged without it first: with it the list only grows);
+ * memory_search and compact_context only when they can act (input.conversationTools). All follow
  * the session's state, not the turn's material, so the tools block stays the same bytes from call to
  * call and changes once when one of them appears.
  */
@@ -184,6 +185,7 @@ function selectTools(input: AssembleInput, window: number, stable: TokenEstimato
           hasChannel: input.structuredContext,
           readResult: input.structuredContext || input.storedResults,
           toolSearch,
+          ...input.conversationTools,
         }).map((tool) => ({
           tool,
           source: 'builtin' as const,
@@ -545,7 +547,7 @@ function ownBlocks(
     { ...components, memories: 0, current_turn: current.userTokens },
     input.limits,
   );
-  const usage = usageNote(partial.percentage);
+  const usage = usageNote(partial.percentage, input.conversationTools?.compactContext !== false);
   if (usage) modelNotes.push(usage);
   const flush = memoryFlushNote(input.previousPercentage, partial.percentage);
   if (flush) modelNotes.push(flush);

@@ -1,5 +1,6 @@
 // The shapes assembly works on: its input (limits, lane view, channel context, retrieved items,
 // media, manifest) and its result (payload, budget, context report, attachments, cache).
+import type { ConversationTools } from '../../tools/core/tool-offer.js';
 import type { CostReport } from './cost-model.js';
 import type { TextCost } from '../../../shared/text-cost.js';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -153,6 +154,11 @@ export interface AssembleInput {
    * message or before): read_result is sent only then (and with structured channel context).
    */
   storedResults: boolean;
+  /**
+   * Whether memory_search and compact_context can act in this call (tools/core/tool-offer.ts); a
+   * tool that cannot is not sent. Absent: both are sent.
+   */
+  conversationTools?: ConversationTools;
   /** Tool name → seq of its last tool_use in this session. */
   toolLastUsed: Readonly<Record<string, number>>;
   /** Tools promoted by tool_search for this turn. */

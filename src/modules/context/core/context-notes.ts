@@ -4,10 +4,13 @@
 export const USAGE_NOTE_SHARE = 0.8;
 export const MEMORY_FLUSH_SHARES = [0.5, 0.75, 0.9] as const;
 
-export function usageNote(percentage: number): string | null {
+/** `canCompact`: compact_context is in this payload's tools (else the note does not offer it). */
+export function usageNote(percentage: number, canCompact = true): string | null {
   if (percentage < USAGE_NOTE_SHARE) return null;
   const shown = Math.min(100, Math.floor(percentage * 100));
-  return `[Context: ${shown}% used. You can call compact_context to free space before continuing with large operations.]`;
+  return canCompact
+    ? `[Context: ${shown}% used. You can call compact_context to free space before continuing with large operations.]`
+    : `[Context: ${shown}% used.]`;
 }
 
 /**
