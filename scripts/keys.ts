@@ -19,6 +19,7 @@ import { createPlatformCredentialsService } from '../src/modules/platforms/platf
 import { supportedPlatforms, type SupportedPlatform } from '../src/platforms/index.js';
 import { createRetentionRepository } from '../src/modules/retention/retention.repository.js';
 import { createRetentionService } from '../src/modules/retention/retention.service.js';
+import { createSearchRedactionRepository } from '../src/modules/retention/search-redaction.repository.js';
 import { retentionSettingsBody } from '../src/modules/retention/retention.schemas.js';
 import { createMemoryLockManager } from '../src/coord/memory-lock.js';
 
@@ -106,6 +107,7 @@ try {
     case 'retention': {
       const service = createRetentionService({
         retention: createRetentionRepository(database.db),
+        searchRedaction: createSearchRedactionRepository(database.db),
         locks: createMemoryLockManager(),
         clock: systemClock,
         config,

@@ -106,7 +106,13 @@ export const channelMessages = pgTable(
     authorName: text('author_name'),
     authorIsBot: boolean('author_is_bot').notNull().default(false),
     text: text('text').notNull().default(''),
-    tsv: tsvector('tsv').generatedAlwaysAs(sql`to_tsvector('english', coalesce("text", ''))`),
+    /**
+     * The text with its secrets redacted, where that differs from `text` (null: they are the same).
+     * The search column is built from it, so the index never holds a secret's words; `text` stays
+     * the audit record (docs/memory.md "Where secrets are redacted").
+     */
+    searchText: text('search_text'),
+    tsv: tsvector('tsv').generatedAlwaysAs(sql`to_tsvector('english', coalesce("search_text", "text", ''))`),
     reactions: jsonb('reactions').$type<Reactions>().notNull().default({}),
     media: jsonb('media').$type<MediaRef[]>().notNull().default([]),
     replyCount: integer('reply_count').notNull().default(0),
@@ -372,6 +378,22 @@ export const searchVersions = pgTable(
     version: bigint('version', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.source, t.scopeKey] })],
+);
+
+/**
+ * Per tenant and search source, the redaction rules version its stored search documents were last
+ * redacted with (docs/memory.md "Existing data"): the maintenance pass re-redacts a source's rows
+ * once per rules version, then skips it. No row: never re-redacted.
+ */
+export const searchRedaction = pgTable(
+  'search_redaction',
+  {
+    tenantId: text('tenant_id').notNull(),
+    source: text('source', { enum: ['memories', 'transcript_chunks', 'channel_messages'] }).notNull(),
+    rulesVersion: integer('rules_version').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.source] })],
 );
 
 export const blobs = pgTable(

@@ -16,6 +16,7 @@ import { createChunksRepository } from './memory/chunks.repository.js';
 import { createChunksService } from './memory/chunks.service.js';
 import { createRetentionRepository } from './retention/retention.repository.js';
 import { createRetentionService } from './retention/retention.service.js';
+import { createSearchRedactionRepository } from './retention/search-redaction.repository.js';
 import { createCompactionModule } from './compaction/compaction.module.js';
 import { createPlatformsModule } from './platforms/platforms.module.js';
 import { createErasureRepository } from './erasure/erasure.repository.js';
@@ -81,6 +82,7 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
     ...platforms,
     retention: createRetentionService({
       retention: createRetentionRepository(db),
+      searchRedaction: createSearchRedactionRepository(db),
       locks: deps.locks,
       clock: deps.clock,
       config: deps.config,

@@ -213,6 +213,8 @@ describe('runRetention', () => {
         search_versions: 0,
         tenant_usage: 0,
       },
+      // Nothing of the fixture holds a secret.
+      redacted: { memories: 0, transcript_chunks: 0, channel_messages: 0 },
     });
     expect(await remaining(purged.tenantId)).toEqual({
       messages: ['media', 'new'],

@@ -3,6 +3,7 @@
 // channels and event-id dedupe.
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
+import { searchTextOf } from '../memory/core/redaction.js';
 
 import type { MessageState } from './core/ingest-apply.js';
 
@@ -131,6 +132,7 @@ export function createChannelIngestRepository(db: Executor) {
         author_name: m.authorName,
         author_is_bot: m.authorIsBot,
         text: m.text,
+        search_text: searchTextOf(m.text),
         reactions: m.reactions,
         media: m.media,
         reply_count: m.replyCount,
@@ -147,20 +149,21 @@ export function createChannelIngestRepository(db: Executor) {
         sql.raw(`case when r.${column} is null then null else to_timestamp(r.${column} / 1000.0) end`);
       await tx.execute(sql`
         insert into channel_messages (tenant_id, platform, channel_id, message_id, thread_id, reply_to_id, topic_id,
-          lane_key, ts, author_id, author_name, author_is_bot, text, reactions, media, reply_count, last_reply_ts,
+          lane_key, ts, author_id, author_name, author_is_bot, text, search_text, reactions, media, reply_count, last_reply_ts,
           edited_at, media_edited_at, deleted_at, is_placeholder, token_estimate, metadata, reaction_state)
         select ${tenantId}, r.platform, r.channel_id, r.message_id, r.thread_id, r.reply_to_id, r.topic_id, r.lane_key,
-          ${at('ts')}, r.author_id, r.author_name, r.author_is_bot, r.text, r.reactions, r.media, r.reply_count,
+          ${at('ts')}, r.author_id, r.author_name, r.author_is_bot, r.text, r.search_text, r.reactions, r.media, r.reply_count,
           ${at('last_reply_ts')}, ${at('edited_at')}, ${at('media_edited_at')}, ${at('deleted_at')}, r.is_placeholder, r.token_estimate, r.metadata,
           r.reaction_state
         from jsonb_to_recordset(${json(records)}) as r(platform text, channel_id text, message_id text, thread_id text,
           reply_to_id text, topic_id text, lane_key text, ts float8, author_id text, author_name text,
-          author_is_bot boolean, text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
+          author_is_bot boolean, text text, search_text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
           edited_at float8, media_edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb, reaction_state jsonb)
         on conflict (tenant_id, platform, channel_id, message_id) do update set
           thread_id = excluded.thread_id, reply_to_id = excluded.reply_to_id, topic_id = excluded.topic_id,
           lane_key = excluded.lane_key, ts = excluded.ts, author_id = excluded.author_id,
           author_name = excluded.author_name, author_is_bot = excluded.author_is_bot, text = excluded.text,
+          search_text = excluded.search_text,
           reactions = excluded.reactions, media = excluded.media, reply_count = excluded.reply_count,
           last_reply_ts = excluded.last_reply_ts, edited_at = excluded.edited_at,
           media_edited_at = excluded.media_edited_at, deleted_at = excluded.deleted_at,

@@ -56,7 +56,7 @@ export function createErasureRepository(db: Executor) {
     ): Promise<void> {
       await queryRows(
         tx,
-        sql`update channel_messages set text = '', media = '[]'::jsonb
+        sql`update channel_messages set text = '', search_text = null, media = '[]'::jsonb
             where tenant_id = ${p.tenantId} and platform = ${p.platform}
               and channel_id = ${p.channelId} and message_id = ${p.messageId}`,
       );

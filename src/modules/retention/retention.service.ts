@@ -14,11 +14,20 @@ import type { LockManager } from '../../coord/lock.js';
 import { tenantNotFound } from './retention.errors.js';
 import type { Executor } from '../../db/client.js';
 import type { RetentionRepository, TenantRetention } from './retention.repository.js';
+import { REDACTION_RULES_VERSION } from '../memory/core/redaction.js';
+import {
+  REDACTED_SOURCES,
+  type PageKey,
+  type RedactedSource,
+  type SearchRedactionRepository,
+} from './search-redaction.repository.js';
 
 const DAY_MS = 86_400_000;
 const LEASE_ROW_GRACE_MS = 3_600_000;
 const LOCK_TTL_MS = 60_000;
 const BATCH = 2_000;
+/** Rows re-redacted a page: each is redacted in JS (some 50 µs per KB), so pages stay short. */
+const REDACT_BATCH = 200;
 
 export interface RetentionCounts {
   channel_messages: number;
@@ -47,8 +56,11 @@ export interface RetentionSettings {
   effective: { conversation_days: number; context_log_days: number };
 }
 
+/** Stored search documents whose text the current redaction rules changed, per source. */
+export type RedactedCounts = Record<RedactedSource, number>;
+
 export type RetentionReport =
-  | { ran: true; tenants: number; counts: RetentionCounts; complete: boolean }
+  | { ran: true; tenants: number; counts: RetentionCounts; redacted: RedactedCounts; complete: boolean }
   | { ran: false; reason: 'locked' };
 
 const emptyCounts = (): RetentionCounts => ({
@@ -73,6 +85,7 @@ const emptyCounts = (): RetentionCounts => ({
 
 export function createRetentionService(deps: {
   retention: RetentionRepository;
+  searchRedaction: SearchRedactionRepository;
   locks: LockManager;
   clock: Clock;
   config: Pick<
@@ -90,6 +103,29 @@ export function createRetentionService(deps: {
     context_log_days: own.contextLogRetentionDays,
     effective: effective(own),
   });
+
+  /**
+   * Search documents stored before the current redaction rules (docs/memory.md "Existing data"):
+   * every tenant's memories, chunks and channel messages' search text not yet re-redacted with
+   * REDACTION_RULES_VERSION are read in key order, REDACT_BATCH rows a page, and rewritten where
+   * the rules change them; a source read to its end is marked clean for the version, so later
+   * passes skip it until the rules change. A pass cut short (the lock lost) starts it again.
+   */
+  const redactStoredSearch = async (stopped: () => boolean): Promise<RedactedCounts> => {
+    const redacted = Object.fromEntries(REDACTED_SOURCES.map((s) => [s, 0])) as RedactedCounts;
+    for (const { tenantId, source } of await deps.searchRedaction.pending(REDACTION_RULES_VERSION)) {
+      let after: PageKey | null = null;
+      for (;;) {
+        if (stopped()) return redacted;
+        const page = await deps.searchRedaction.page(source, { tenantId, after, batch: REDACT_BATCH });
+        redacted[source] += page.changed;
+        if (page.read < REDACT_BATCH) break;
+        after = page.last;
+      }
+      await deps.searchRedaction.markDone({ tenantId, source, version: REDACTION_RULES_VERSION });
+    }
+    return redacted;
+  };
 
   return {
     /** One pass; `now` is the reference time (tests pass their clock's). */
@@ -147,7 +183,8 @@ export function createRetentionService(deps: {
           const before = new Date(now.getTime() - ms);
           await drain(kind, () => retention.deleteAged(kind, { before, batch: BATCH }));
         }
-        return { ran: true, tenants: withRetention, counts, complete: !lock.signal.aborted };
+        const redacted = await redactStoredSearch(() => lock.signal.aborted);
+        return { ran: true, tenants: withRetention, counts, redacted, complete: !lock.signal.aborted };
       } finally {
         await lock.release();
       }

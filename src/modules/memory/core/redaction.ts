@@ -12,6 +12,12 @@ export interface RedactionResult {
   counts: Partial<Record<RedactionKind, number>>;
 }
 
+/**
+ * The version of the redaction rules. Bump it when a rule is added or widened: the maintenance pass
+ * then re-redacts every tenant's stored search documents once (docs/memory.md "Existing data").
+ */
+export const REDACTION_RULES_VERSION = 1;
+
 export const redactedMarker = (kind: RedactionKind) => `[REDACTED:${kind}]`;
 
 const MARKER = /\[REDACTED:[a-z_]+\]/g;
@@ -83,6 +89,12 @@ export function redactText(text: string): string {
     memoChars += text.length;
   }
   return redacted;
+}
+
+/** The text a search column is built from: the redacted text where it differs, else null (the text). */
+export function searchTextOf(text: string): string | null {
+  const redacted = redactText(text);
+  return redacted === text ? null : redacted;
 }
 
 /** Content already redacted, by its (stored, unchanging) object: history entries repeat per call. */
