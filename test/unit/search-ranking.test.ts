@@ -137,6 +137,14 @@ describe('makeSnippet', () => {
     return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
   }
 
+  it('collapses exactly the whitespace that \\s matches, every code unit', () => {
+    for (let c = 0; c < 0x10000; c += 1) {
+      const unit = String.fromCharCode(c);
+      for (const text of [`a${unit}b`, `a ${unit}b`, `${unit}a`, `a${unit}`])
+        if (makeSnippet(text, []) !== walkingSnippet(text, [])) expect([c, text]).toBe('the same snippet');
+    }
+  });
+
   it('gives the same snippet as walking every word, ASCII or not', () => {
     const word = fc.oneof(
       fc.constantFrom(
@@ -157,7 +165,13 @@ describe('makeSnippet', () => {
       }),
     );
     const text = fc
-      .array(fc.tuple(word, fc.constantFrom(' ', '  ', '\n', '\t ', ', ', '\u00a0', '')), { maxLength: 120 })
+      .array(
+        fc.tuple(
+          word,
+          fc.constantFrom(' ', '  ', '\n', '\t ', ', ', '\u00a0', '\u2028', '\ufeff', '\u3000', ''),
+        ),
+        { maxLength: 120 },
+      )
       .map((parts) => parts.map(([w, sep]) => w + sep).join(''));
     const lexeme = fc.oneof(
       fc.constantFrom('deploy', 'migrat', 'e-mail', 'x9', 'istanbul', 'straß', 'σοφο', '', 'a', 'zzzzz'),

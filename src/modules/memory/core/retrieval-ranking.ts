@@ -133,7 +133,7 @@ function wordMatches(word: string, lexeme: string): boolean {
  * boundaries, with "…" where text was left out. Deterministic.
  */
 export function makeSnippet(text: string, lexemes: readonly string[], maxChars = 240): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = isFlat(text) ? text : text.replace(/\s+/g, ' ').trim();
   if (flat.length <= maxChars) return flat;
   const hit = NOT_ASCII.test(flat) ? firstWordMatch(flat, lexemes) : firstAsciiWordMatch(flat, lexemes);
   let start = hit < 0 ? 0 : Math.max(0, hit - Math.floor(maxChars / 3));
@@ -153,6 +153,35 @@ export function makeSnippet(text: string, lexemes: readonly string[], maxChars =
 }
 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/** What `\s` matches in a JavaScript regular expression (and `trim` removes). */
+const isWhitespace = (c: number) =>
+  c < 128
+    ? c === 32 || (c >= 9 && c <= 13)
+    : c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff;
+
+/**
+ * Whether `text.replace(/\s+/g, ' ').trim()` would give the text back (every whitespace run one
+ * plain space, none at either end): one scan, where the replace copies the text.
+ */
+function isFlat(text: string): boolean {
+  let previousSpace = true; // no whitespace at the start
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (!isWhitespace(c)) previousSpace = false;
+    else if (c !== 32 || previousSpace) return false;
+    else previousSpace = true;
+  }
+  return !previousSpace || text.length === 0;
+}
 
 /** Where the first word (a run of letters and digits) matching a lexeme starts; -1: none. */
 function firstWordMatch(flat: string, lexemes: readonly string[]): number {
