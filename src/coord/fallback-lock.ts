@@ -2,7 +2,7 @@
 // Postgres advisory locks. Each fallback is logged and counted (docs/design.md §1.6).
 import type { AcquireOptions, LockManager } from './lock.js';
 
-export interface FallbackEvents {
+interface FallbackEvents {
   onFallback(error: Error): void;
 }
 

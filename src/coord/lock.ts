@@ -34,7 +34,7 @@ export interface LockManager {
 }
 
 export const DEFAULT_LOCK_TTL_MS = 30_000;
-export const RETRY_INTERVAL_MS = 50;
+const RETRY_INTERVAL_MS = 50;
 
 export class LockLostError extends Error {
   constructor(resource: string, reason: string) {

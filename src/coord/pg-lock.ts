@@ -9,7 +9,7 @@ import { DatabaseTimeoutError } from '../shared/errors.js';
 import { DEFAULT_LOCK_TTL_MS, holdLease, retryUntil, type LockHandle, type LockManager } from './lock.js';
 import { pgLockSql, type LeaseKey } from './pg-lock.repository.js';
 
-export interface PgLockOptions {
+interface PgLockOptions {
   /** An acquisition the server does not answer within this many ms fails (a frozen server); 0: none. */
   timeoutMs?: number;
 }

@@ -17,7 +17,7 @@ export interface PlatformCallKey {
   workspaceId?: string | null;
 }
 
-export type PlatformCallPermit =
+type PlatformCallPermit =
   | { granted: true; waitedMs: number }
   | {
       granted: false;
@@ -55,7 +55,7 @@ export function limiterWindow(limit: number, periodSeconds = 60): { points: numb
   return { points: best.points, seconds: best.seconds };
 }
 
-export const platformCallKey = (key: PlatformCallKey) =>
+const platformCallKey = (key: PlatformCallKey) =>
   `${key.tenantId}:${key.platform}:${key.workspaceId ?? '-'}`;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 
 export type RedisClient = Redis | Cluster;
 
-export interface RedisClientOptions {
+interface RedisClientOptions {
   /** A command unanswered this long fails (REDIS_COMMAND_TIMEOUT_MS). */
   commandTimeoutMs?: number;
 }

@@ -23,7 +23,7 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-export interface RedisLockOptions {
+interface RedisLockOptions {
   /** Prefix of every key this manager writes (tests give each worker its own). */
   prefix?: string;
 }

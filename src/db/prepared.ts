@@ -8,7 +8,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { rowsOfResult, type Executor } from './client.js';
 
 /** What runs a built statement: drizzle's prepared query of either driver. */
-export interface BuiltStatement<T> {
+interface BuiltStatement<T> {
   execute(values: Record<string, unknown>): Promise<T>;
   /** Its text and parameters (placeholders where the values go): the SQL snapshots print them. */
   getQuery(): { sql: string; params: unknown[] };

@@ -10,7 +10,7 @@ import type { Metrics } from './metrics.js';
 const WORK_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const RETRY_AFTER_SECONDS = '1';
 
-export const isWorkRequest = (method: string, url: string): boolean =>
+const isWorkRequest = (method: string, url: string): boolean =>
   WORK_METHODS.has(method) && (url.startsWith('/v1/') || url === '/mcp' || url.startsWith('/mcp?'));
 
 const OVERLOADED: ErrorBody = {

@@ -113,7 +113,7 @@ export function metricsExposure(config: Config): 'api' | 'own-port' | 'off' {
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Whether an Authorization header carries the token (compared in constant time); no token: yes. */
-export function metricsAuthorized(token: string | undefined, authorization: string | undefined): boolean {
+function metricsAuthorized(token: string | undefined, authorization: string | undefined): boolean {
   if (!token) return true;
   const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '';
   return timingSafeEqual(digest(given), digest(token));

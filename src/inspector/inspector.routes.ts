@@ -23,7 +23,7 @@ const MEDIA_TYPES: Record<string, string> = {
  * forms posting elsewhere. Element styles set through the DOM (`el.style.width`) are not inline
  * style markup, so the bar's widths need no 'unsafe-inline'.
  */
-export const INSPECTOR_CSP = [
+const INSPECTOR_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -15,7 +15,7 @@ const adapters: Record<SupportedPlatform, (payload: unknown, context: AdapterCon
   discord: discordDispatchToEvents,
 };
 
-export interface AdaptedPayload {
+interface AdaptedPayload {
   result: AdapterResult;
   /** Events the adapter produced that failed the normalized schema, with why. */
   rejected: { reason: string }[];

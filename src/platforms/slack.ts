@@ -17,7 +17,7 @@ export function slackTs(value: unknown): string | undefined {
 }
 
 /** Slack `ts` ("1700000000.000100") → ISO time. */
-export function slackTsToIso(ts: string): string | undefined {
+function slackTsToIso(ts: string): string | undefined {
   const seconds = Number(slackTs(ts));
   return Number.isFinite(seconds) && seconds > 0 ? iso(Math.floor(seconds * 1000)) : undefined;
 }
@@ -189,7 +189,7 @@ function messageCreated(
 }
 
 /** Allowed distance between Slack's request timestamp and our clock. */
-export const SLACK_SIGNATURE_WINDOW_S = 300;
+const SLACK_SIGNATURE_WINDOW_S = 300;
 
 /**
  * Slack signature v0: `v0=` + hex HMAC-SHA256(secret, `v0:{timestamp}:{raw body}`), with the

@@ -94,7 +94,7 @@ function forwardedFrom(message: Json): string | undefined {
 }
 
 /** Service messages that name a forum topic: the topic's root and its renames. */
-export function topicServiceText(message: Json): string | undefined {
+function topicServiceText(message: Json): string | undefined {
   if (isRecord(message.forum_topic_created)) {
     const name = str(message.forum_topic_created.name);
     return name ? `[topic created] ${name}` : undefined;

@@ -9,7 +9,7 @@ export const platformName = z
 /** Postgres text holds any Unicode except NUL and unpaired surrogates (not valid UTF-8). */
 // eslint-disable-next-line no-control-regex -- NUL is exactly what must be refused
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-export const isStorableText = (value: string) => !UNSTORABLE.test(value);
+const isStorableText = (value: string) => !UNSTORABLE.test(value);
 export const storable = (schema: z.ZodString) =>
   schema.refine(isStorableText, 'contains NUL or an unpaired surrogate, which cannot be stored');
 const id = storable(z.string().min(1).max(256));
@@ -27,7 +27,7 @@ export const mediaRefSchema = z.strictObject({
   caption: z.string().max(4096).optional(),
 });
 
-export const authorSchema = z.strictObject({
+const authorSchema = z.strictObject({
   id: id,
   name: storable(z.string().max(256)).optional(),
   is_bot: z.boolean().optional(),
@@ -56,7 +56,7 @@ const placement = {
   reply_to_id: id.nullish(),
 };
 
-export const messageCreatedSchema = z.strictObject({
+const messageCreatedSchema = z.strictObject({
   type: z.literal('message.created'),
   ...base,
   ...placement,
@@ -72,7 +72,7 @@ export const messageCreatedSchema = z.strictObject({
   is_copy: z.boolean().optional(),
 });
 
-export const messageEditedSchema = z.strictObject({
+const messageEditedSchema = z.strictObject({
   type: z.literal('message.edited'),
   ...base,
   ...placement,
@@ -83,7 +83,7 @@ export const messageEditedSchema = z.strictObject({
   media: z.array(mediaRefSchema).max(100).optional(),
 });
 
-export const messageDeletedSchema = z.strictObject({
+const messageDeletedSchema = z.strictObject({
   type: z.literal('message.deleted'),
   ...base,
   message_ts: isoTime.optional(),
@@ -103,8 +103,8 @@ const reactionFields = {
   user_id: id.optional(),
 };
 
-export const reactionAddedSchema = z.strictObject({ type: z.literal('reaction.added'), ...reactionFields });
-export const reactionRemovedSchema = z.strictObject({
+const reactionAddedSchema = z.strictObject({ type: z.literal('reaction.added'), ...reactionFields });
+const reactionRemovedSchema = z.strictObject({
   type: z.literal('reaction.removed'),
   ...reactionFields,
 });

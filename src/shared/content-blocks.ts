@@ -14,12 +14,12 @@ import {
 } from './media.js';
 
 /** Tool ids and names as the Messages API accepts them. */
-export const TOOL_ID_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_ID_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const nonBlank = z.string().regex(/\S/, 'must contain non-whitespace text');
 
-export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: nonBlank });
+const textBlockSchema = z.looseObject({ type: z.literal('text'), text: nonBlank });
 
 const base64ImageSource = z.looseObject({
   type: z.literal('base64'),
@@ -29,12 +29,12 @@ const base64ImageSource = z.looseObject({
 const urlSource = z.looseObject({ type: z.literal('url'), url: z.url() });
 const fileSource = z.looseObject({ type: z.literal('file'), file_id: z.string().min(1) });
 
-export const imageBlockSchema = z.looseObject({
+const imageBlockSchema = z.looseObject({
   type: z.literal('image'),
   source: z.discriminatedUnion('type', [base64ImageSource, urlSource, fileSource]),
 });
 
-export const documentBlockSchema = z.looseObject({
+const documentBlockSchema = z.looseObject({
   type: z.literal('document'),
   source: z.discriminatedUnion('type', [
     z.looseObject({
@@ -51,14 +51,14 @@ export const documentBlockSchema = z.looseObject({
   context: z.string().optional(),
 });
 
-export const toolUseBlockSchema = z.looseObject({
+const toolUseBlockSchema = z.looseObject({
   type: z.literal('tool_use'),
   id: z.string().regex(TOOL_ID_PATTERN, 'tool ids are 1–128 characters of [a-zA-Z0-9_-]'),
   name: z.string().regex(TOOL_NAME_PATTERN, 'tool names are 1–64 characters of [a-zA-Z0-9_-]'),
   input: z.record(z.string(), z.unknown()),
 });
 
-export const toolResultBlockSchema = z.looseObject({
+const toolResultBlockSchema = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().regex(TOOL_ID_PATTERN, 'tool ids are 1–128 characters of [a-zA-Z0-9_-]'),
   content: z
@@ -72,18 +72,18 @@ export const toolResultBlockSchema = z.looseObject({
 
 // Thinking blocks are stored as the API returned them: while a tool loop is open they go back to
 // the API unmodified, and it checks the signature (or the encrypted data) it issued.
-export const thinkingBlockSchema = z.looseObject({
+const thinkingBlockSchema = z.looseObject({
   type: z.literal('thinking'),
   thinking: z.string(),
   signature: z.string().min(1, 'a thinking block keeps the signature the API returned with it'),
 });
 
-export const redactedThinkingBlockSchema = z.looseObject({
+const redactedThinkingBlockSchema = z.looseObject({
   type: z.literal('redacted_thinking'),
   data: z.string().min(1),
 });
 
-export const contentBlockSchema = z.discriminatedUnion('type', [
+const contentBlockSchema = z.discriminatedUnion('type', [
   textBlockSchema,
   imageBlockSchema,
   documentBlockSchema,
@@ -120,7 +120,7 @@ export function contentBlocks(content: unknown): ContentBlock[] {
   return Array.isArray(content) ? (content as ContentBlock[]) : [];
 }
 
-export interface MediaFacts {
+interface MediaFacts {
   /** Dimensions of each base64 image found, in block order (for token estimates). */
   images: { path: string; width: number; height: number }[];
 }

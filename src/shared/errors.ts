@@ -1,6 +1,6 @@
 // Domain errors: values with a stable code and an HTTP status, rendered by one handler.
 
-export type ErrorDetails = Record<string, unknown> | unknown[];
+type ErrorDetails = Record<string, unknown> | unknown[];
 
 export class AppError extends Error {
   constructor(
@@ -85,8 +85,8 @@ export const NOT_COMMITTED = 'COMMIT_NOT_COMMITTED';
  * picked this one to break the cycle) or a serialization failure. Nothing of it was applied, so it
  * can run again (src/db/client.ts does, a bounded number of times).
  */
-export const DEADLOCK_DETECTED = '40P01';
-export const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK_DETECTED = '40P01';
+const SERIALIZATION_FAILURE = '40001';
 
 /** Why the database could not serve a statement, if that is what `error` (or its cause) says. */
 export function databaseFailure(

@@ -5,7 +5,7 @@
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
 /** Types whose bytes are checked against their magic numbers. */
-export const SNIFFED_MEDIA_TYPES = [...IMAGE_MEDIA_TYPES, 'application/pdf'] as const;
+const SNIFFED_MEDIA_TYPES = [...IMAGE_MEDIA_TYPES, 'application/pdf'] as const;
 
 /** Provider limits for one image (Anthropic: 5 MB per image, at most 8000 px on a side). */
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;

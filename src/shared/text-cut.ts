@@ -31,7 +31,7 @@ function simplePrefix(text: string, length: number): boolean {
 }
 
 /** Grapheme end offsets (code units) of `text`, for searching a cut point. */
-export function graphemeEnds(text: string): number[] {
+function graphemeEnds(text: string): number[] {
   const ends: number[] = [];
   let end = 0;
   for (const { segment } of segmenter.segment(text)) {

@@ -9,7 +9,7 @@ import { countTokens, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_bas
  * default 100,000 of them: ~27 MB of heap that fills slowly as varied text passes. 10,000 (~3 MB)
  * keeps the words that recur; the count is the same either way.
  */
-export const BPE_MERGE_CACHE_ENTRIES = 10_000;
+const BPE_MERGE_CACHE_ENTRIES = 10_000;
 setMergeCacheSize(BPE_MERGE_CACHE_ENTRIES);
 
 export interface TokenEstimator {
@@ -24,7 +24,7 @@ export const DEFAULT_MODEL_FACTOR = 1.1;
 /** Fixed overhead of one message (role, separators). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Provider rule for images: width × height / 750 after downscaling, capped. */
-export const IMAGE_TOKEN_CAP = 1600;
+const IMAGE_TOKEN_CAP = 1600;
 const IMAGE_DEFAULT_TOKENS = 1600;
 const DOCUMENT_PAGE_TOKENS = 1500;
 

@@ -12,7 +12,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 
-export interface TracingSettings {
+interface TracingSettings {
   url: string;
   protocol: 'http/protobuf' | 'http/json';
   headers: Record<string, string>;

@@ -10,7 +10,7 @@ export function requestHash(value: unknown): string {
 }
 
 /** JSON with object keys sorted, so equal values hash equally. */
-export function stableStringify(value: unknown): string {
+function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
@@ -19,7 +19,7 @@ export function stableStringify(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
 }
 
-export interface IdempotentResult<T> {
+interface IdempotentResult<T> {
   statusCode: number;
   body: T;
   replayed: boolean;

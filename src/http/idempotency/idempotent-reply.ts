@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor } from '../../db/client.js';
 import type { IdempotencyService, RecordReply } from './idempotency.service.js';
 
-export const REPLAYED_HEADER = 'idempotent-replayed';
+const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** The request's Idempotency-Key (`idempotencyKeyHeaders` has validated it). */
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {

@@ -103,7 +103,7 @@ export function agentSectionView(row: AgentSectionRow) {
   };
 }
 
-export function agentSettingsView(agentId: string, row: AgentSettingsRow | null) {
+function agentSettingsView(agentId: string, row: AgentSettingsRow | null) {
   return {
     agent_id: agentId,
     history_turns: row?.historyTurns ?? null,

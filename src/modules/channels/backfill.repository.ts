@@ -5,7 +5,7 @@ import { channelBackfills } from '../../db/schema.js';
 import type { Executor } from '../../db/client.js';
 import type { ChannelScope } from './channel-rows.repository.js';
 
-export interface BackfillMark {
+interface BackfillMark {
   messages: number;
   calls: number;
   complete: boolean;

@@ -26,7 +26,7 @@ import type { BackfillMetrics } from './channels.metrics.js';
 const HISTORY_PLATFORMS = new Set(['slack', 'discord']);
 
 /** A read-path channel backfill fetches one page: Slack's recommended 200, Discord's maximum. */
-export const READ_PAGE = { slack: 200, discord: DISCORD_MESSAGES_MAX_LIMIT } as const;
+const READ_PAGE = { slack: 200, discord: DISCORD_MESSAGES_MAX_LIMIT } as const;
 /**
  * A thread longer than this many pages stops there (its mark says `complete: false`): Slack pages
  * from the oldest reply, Discord from the newest.
@@ -52,7 +52,7 @@ export interface PlatformHistoryApi {
   ): Promise<readonly unknown[]>;
 }
 
-export interface BackfillOutcome {
+interface BackfillOutcome {
   status: 'fetched' | 'marked' | 'unavailable' | 'failed';
   calls: number;
   messages: number;
@@ -60,7 +60,7 @@ export interface BackfillOutcome {
   note: string | null;
 }
 
-export interface HistoryReport extends BackfillOutcome {
+interface HistoryReport extends BackfillOutcome {
   complete: boolean;
   pages: number;
 }

@@ -35,7 +35,7 @@ export function createChannelMediaRepository(db: Executor) {
 }
 
 /** What a fetched media file adds to the message's ref. */
-export interface FetchedRefPatch {
+interface FetchedRefPatch {
   artifact_id: string;
   sha256: string;
   byte_length: number;

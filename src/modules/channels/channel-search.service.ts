@@ -7,15 +7,15 @@ import { takeGraphemes, ELLIPSIS } from '../../shared/text-cut.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ChannelScope, ChannelsRepository, SearchCandidate } from './channels.repository.js';
 
-export const DEFAULT_MAX_RESULTS = 8;
-export const MAX_MAX_RESULTS = 50;
+const DEFAULT_MAX_RESULTS = 8;
+const MAX_MAX_RESULTS = 50;
 /** Ranking candidates per query: the newest matches only. */
-export const SEARCH_CANDIDATE_CAP = 400;
+const SEARCH_CANDIDATE_CAP = 400;
 /** Result text is cut here; channel_messages returns the full message. */
-export const RESULT_TEXT_CHARS = 1000;
+const RESULT_TEXT_CHARS = 1000;
 const PARTICIPANTS_PER_THREAD = 8;
 
-export interface ChannelSearchResult {
+interface ChannelSearchResult {
   message_id: string;
   thread_id: string | null;
   ts: string;
@@ -27,13 +27,13 @@ export interface ChannelSearchResult {
   score: number;
 }
 
-export interface ChannelSearchOutput {
+interface ChannelSearchOutput {
   terms: string[];
   results: ChannelSearchResult[];
   coverage: { messages_scanned: number; time_range: [string, string] | null };
 }
 
-export interface ChannelSearchParams extends ChannelScope {
+interface ChannelSearchParams extends ChannelScope {
   intent: string;
   since?: Date;
   authors?: string[];

@@ -6,7 +6,7 @@ import { supportedPlatforms } from '../../platforms/index.js';
 import type { IngestItemResult } from './ingest.service.js';
 
 /** Normalized events may name any platform; the label keeps the three we know, else `other`. */
-export function platformLabel(platform: string): string {
+function platformLabel(platform: string): string {
   return (supportedPlatforms as readonly string[]).includes(platform) ? platform : 'other';
 }
 

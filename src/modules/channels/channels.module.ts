@@ -16,7 +16,7 @@ import { createBackfillMetrics, createIngestMetrics } from './channels.metrics.j
 import { createBackfillRepository } from './backfill.repository.js';
 import { createBackfillService, type PlatformHistoryApi } from './backfill.service.js';
 
-export interface ChannelPlatformAccess {
+interface ChannelPlatformAccess {
   apis: PlatformApis;
   credentials: Pick<PlatformCredentialsService, 'credentialFor'>;
 }

@@ -31,7 +31,7 @@ import type { BackfillService } from './backfill.service.js';
 import type { SnapshotRead } from './snapshot-rows.repository.js';
 import type { ThreadRead } from './thread-rows.repository.js';
 
-export const DEFAULT_MAX_REPLIES = 50;
+const DEFAULT_MAX_REPLIES = 50;
 export const MAX_LIST_LIMIT = 500;
 
 export interface ChannelMessageView {
@@ -50,7 +50,7 @@ export interface ChannelMessageView {
   token_estimate: number;
 }
 
-export function messageView(m: StoredMessage): ChannelMessageView {
+function messageView(m: StoredMessage): ChannelMessageView {
   return {
     message_id: m.messageId,
     ts: isoTime(m.ts),
@@ -99,7 +99,7 @@ export function threadRootFor(anchor: StoredMessage): string | null {
 }
 
 /** Notes of a read that served stored data the platform could not complete ("may be stale"). */
-export type ReadNotes = string[];
+type ReadNotes = string[];
 
 export function createChannelsService(deps: {
   channels: ChannelsRepository;
@@ -410,7 +410,7 @@ export function createChannelsService(deps: {
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
 
-export interface ChannelMessagesOutput {
+interface ChannelMessagesOutput {
   thread?: ThreadContext | null;
   messages?: ChannelMessageView[];
   missing_ids?: string[];

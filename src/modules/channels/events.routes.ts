@@ -16,7 +16,7 @@ const eventType = z.enum([
   'reaction.removed',
 ]);
 
-export const ingestItemResult = z.object({
+const ingestItemResult = z.object({
   index: z.number().int().describe('position of the event in the batch'),
   type: eventType,
   message_id: z.string(),
@@ -35,7 +35,7 @@ export const ingestReply = z.object({
   }),
 });
 
-export const platformIngestReply = ingestReply.extend({
+const platformIngestReply = ingestReply.extend({
   outcome: z.enum(['ingested', 'ignored']),
   reason: z.string().optional().describe('why the payload was ignored, or which adapted events were dropped'),
   challenge: z.string().optional().describe('Slack url_verification challenge, when that was the payload'),

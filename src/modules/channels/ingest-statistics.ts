@@ -7,7 +7,7 @@
 // autovacuum's own rule, and analyzes it in the background (one at a time; never on the request).
 import type { TableStatisticsRepository } from './table-statistics.repository.js';
 
-export const CHECK_EVERY_EVENTS = 2_000;
+const CHECK_EVERY_EVENTS = 2_000;
 
 export function createIngestStatistics(repo: TableStatisticsRepository) {
   let sinceCheck = CHECK_EVERY_EVENTS;

@@ -26,13 +26,13 @@ export interface IngestItemResult {
   lane_key?: string;
 }
 
-export interface IngestResult {
+interface IngestResult {
   results: IngestItemResult[];
   counts: Record<IngestOutcome, number>;
 }
 
 /** What one raw platform payload came to: its events ingested, or the payload ignored and why. */
-export interface PlatformIngestResult extends IngestResult {
+interface PlatformIngestResult extends IngestResult {
   outcome: 'ingested' | 'ignored';
   /** Why the payload was ignored, or which adapted events were dropped. */
   reason?: string;
@@ -52,7 +52,7 @@ interface ChannelGroup {
   channel: ChannelUpsert;
 }
 
-export interface ChangedMessage {
+interface ChangedMessage {
   platform: string;
   channelId: string;
   messageId: string;

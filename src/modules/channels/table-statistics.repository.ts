@@ -4,8 +4,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 
 /** The tables ingest writes in bulk. */
-export const INGEST_TABLES = ['channel_messages', 'ingest_events'] as const;
-export type IngestTable = (typeof INGEST_TABLES)[number];
+const INGEST_TABLES = ['channel_messages', 'ingest_events'] as const;
+type IngestTable = (typeof INGEST_TABLES)[number];
 
 export function createTableStatisticsRepository(db: Executor) {
   return {

@@ -18,9 +18,9 @@ export interface CompactionJobData {
   viewChange?: 'window';
 }
 
-export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'failed' | 'cancelled';
+type JobState = 'created' | 'retry' | 'active' | 'completed' | 'failed' | 'cancelled';
 
-export interface CompactionJob {
+interface CompactionJob {
   id: string;
   state: JobState;
   data: CompactionJobData;
@@ -46,11 +46,11 @@ export interface CompactionQueue {
   stop(): Promise<void>;
 }
 
-export const COMPACTION_QUEUE = 'contextd-compaction';
+const COMPACTION_QUEUE = 'contextd-compaction';
 const RETRY = { retryLimit: 3, retryDelay: 5, retryBackoff: true };
 const singletonKey = (data: CompactionJobData) => `${data.tenantId}:${data.sessionId}`;
 
-export interface QueueOptions {
+interface QueueOptions {
   /** A job active longer than this is taken as crashed and retried (seconds). */
   expireInSeconds: number;
   /** How often expired jobs are looked for (seconds; pg-boss maintenance). */

@@ -21,7 +21,7 @@ import { purgeNeedle } from './core/purge.js';
 import { sizeReasons } from './core/lane-plan.js';
 import { compactionDefaults, type CompactionSettings, type Summarizer } from './core/types.js';
 
-export interface CompactionModuleOptions {
+interface CompactionModuleOptions {
   settings?: CompactionSettings;
   lockTtlMs?: number;
   /** false: no queue connection (tests that call the service directly). */

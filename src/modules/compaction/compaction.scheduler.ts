@@ -9,7 +9,7 @@ import { compactionJobNotFound, compactionRunning, isCompactionRunning } from '.
 import type { CompactParams, CompactResult, CompactionService } from './compaction.service.js';
 import type { CompactionJobView } from './compaction.schemas.js';
 
-export type CompactionRequestOutcome =
+type CompactionRequestOutcome =
   { kind: 'done'; result: CompactResult } | { kind: 'queued'; job: CompactionJobView };
 
 export function createCompactionScheduler(deps: {

@@ -32,7 +32,7 @@ export const compactBody = z
   })
   .default({});
 
-export const laneOutcomeSchema = z.object({
+const laneOutcomeSchema = z.object({
   lane_key: z.string(),
   outcome: z.enum(['committed', 'fenced', 'skipped']),
   strategies_run: z.array(z.enum(['clear_tool_results', 'summarize', 'truncate'])),

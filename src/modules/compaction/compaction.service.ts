@@ -21,7 +21,7 @@ import { entrySaid, entryText } from './core/chunking.js';
 import { fitSummaryText } from './core/summary-doc.js';
 import type { CompactionSettings, LaneEntry, Summarizer, SummaryResult } from './core/types.js';
 
-export type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge' | 'cold';
+type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge' | 'cold';
 
 export type { CompactResult, LaneOutcome };
 
@@ -45,7 +45,7 @@ export interface CompactParams {
   beforeCommit?: (lane: string) => Promise<void>;
 }
 
-export interface CompactionServiceDeps {
+interface CompactionServiceDeps {
   db: Db;
   repo: CompactionRepository;
   /** The lane state: read, sized, and committed by compare-and-set on its version. */

@@ -44,12 +44,12 @@ Rules:
 const wordsFor = (tokens: number) => Math.max(50, Math.floor(tokens * 0.75));
 
 /** The summary inside <summary> tags (the analysis before it is dropped), else the whole reply. */
-export function summaryOfReply(text: string): string {
+function summaryOfReply(text: string): string {
   const tagged = /<summary>([\s\S]*?)(?:<\/summary>|$)/.exec(text);
   return (tagged ? tagged[1]! : text.replace(/<analysis>[\s\S]*?<\/analysis>/g, '')).trim();
 }
 
-export interface LlmSummarizerDeps {
+interface LlmSummarizerDeps {
   client: Anthropic | null;
   tenantId: string;
   model: string;
@@ -76,7 +76,7 @@ export interface LlmSummarizerDeps {
 class InvalidOutput extends Error {}
 
 /** Why the LLM path failed, as a short stable reason for records and metrics. */
-export function fallbackReason(error: unknown): string {
+function fallbackReason(error: unknown): string {
   if (error instanceof InvalidOutput) return 'invalid_output';
   if (error instanceof Anthropic.APIConnectionTimeoutError) return 'timeout';
   if (error instanceof Anthropic.APIUserAbortError) return 'timeout';

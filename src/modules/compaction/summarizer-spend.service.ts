@@ -6,7 +6,7 @@ import type { SummarizerSpendRepository } from './summarizer-spend.repository.js
 import type { SummarizerUsage } from './core/types.js';
 
 /** The calendar month (UTC) spend is counted in, e.g. 2026-11. */
-export const spendPeriod = (at: Date) => at.toISOString().slice(0, 7);
+const spendPeriod = (at: Date) => at.toISOString().slice(0, 7);
 
 export function createSummarizerSpendService(deps: { repo: SummarizerSpendRepository; clock: Clock }) {
   const { repo, clock } = deps;

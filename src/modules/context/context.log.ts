@@ -22,7 +22,7 @@ interface LoggedPayloadShape {
  * (a string content is one block) and its overhead. The same counts assembly sums in its budget
  * report, block by block, so a reader can see which block costs what.
  */
-export function payloadBlockTokens(payload: LoggedPayloadShape, estimator: TokenEstimator) {
+function payloadBlockTokens(payload: LoggedPayloadShape, estimator: TokenEstimator) {
   const blocksOf = (content: unknown): unknown[] =>
     Array.isArray(content) ? content : content === undefined || content === null ? [] : [content];
   const system = blocksOf(payload.system).map((b) =>

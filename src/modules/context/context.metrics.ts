@@ -42,7 +42,7 @@ export function createContextMetrics(registry: Registry) {
 
 type CostReport = { billed_input: number; cache_read: number; cache_write: number; uncached: number };
 
-export type ContextMetrics = ReturnType<typeof createContextMetrics>;
+type ContextMetrics = ReturnType<typeof createContextMetrics>;
 
 /** The context service with every returned payload observed (a replay is not a new payload). */
 export function withContextMetrics(context: ContextService, metrics: ContextMetrics): ContextService {

@@ -69,16 +69,16 @@ const serverToolSchema = z
     }
   });
 
-export type CallerToolInput = z.infer<typeof clientToolSchema> | z.infer<typeof serverToolSchema>;
+type CallerToolInput = z.infer<typeof clientToolSchema> | z.infer<typeof serverToolSchema>;
 
-export const isServerTool = (tool: { type?: unknown }) =>
+const isServerTool = (tool: { type?: unknown }) =>
   tool.type !== undefined && tool.type !== null && tool.type !== 'custom';
 
 /**
  * A tool as `messages.create` takes it: a client tool (name, input_schema, …) or a server tool by
  * its `type`. Checked in two steps so a bad field is reported at its own path (`tools.2.input_schema`).
  */
-export const callerToolSchema = z
+const callerToolSchema = z
   .looseObject({ type: z.string().nullable().optional() })
   .describe(
     `an Anthropic tool: a client tool {name, description?, input_schema, cache_control?, …} or a server tool {type, name, …} of one of these types: ${serverToolTypes.join(', ')}; optional \`source\` (builtin | mcp | skill) is contextd's and is not sent`,
@@ -92,7 +92,7 @@ export const callerToolSchema = z
   }) as unknown as z.ZodType<CallerToolInput>;
 
 /** Most cache_control breakpoints a request may have (the Messages API's limit). */
-export const MAX_CACHE_BREAKPOINTS = 4;
+const MAX_CACHE_BREAKPOINTS = 4;
 
 export const contextBody = z
   .strictObject({

@@ -16,7 +16,7 @@ import { deepFreeze } from '../../shared/deep-freeze.js';
  * one or two bytes a character; parsed objects more, so this is a lower bound of what is held)
  * plus ENTRY_OVERHEAD_BYTES. A lane over an eighth of it is not held.
  */
-export const LANE_HISTORY_CACHE_BYTES = 32 * 2 ** 20;
+const LANE_HISTORY_CACHE_BYTES = 32 * 2 ** 20;
 const ENTRY_OVERHEAD_BYTES = 400;
 /** Sessions whose last lane is remembered for readAhead (a few hundred bytes each). */
 const LAST_LANES = 10_000;

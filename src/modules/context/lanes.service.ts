@@ -9,7 +9,7 @@ import type { SessionRow, SessionsRepository } from '../sessions/sessions.reposi
 import type { IdempotencyService } from '../../http/idempotency/idempotency.service.js';
 import { sessionEnded, sessionNotFound } from '../sessions/sessions.errors.js';
 
-export function pendingSlotView(row: LaneStateRow) {
+function pendingSlotView(row: LaneStateRow) {
   return {
     session_id: row.sessionId,
     lane_key: row.laneKey,

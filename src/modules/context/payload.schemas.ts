@@ -76,7 +76,7 @@ const redactedThinkingBlock = z
   .looseObject({ type: z.literal('redacted_thinking'), data: z.string() })
   .meta({ id: 'RedactedThinkingBlockParam' });
 
-export const contentBlockParamSchema = z
+const contentBlockParamSchema = z
   .discriminatedUnion('type', [
     textBlock,
     imageBlock,

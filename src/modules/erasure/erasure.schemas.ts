@@ -9,7 +9,7 @@ export const transcriptEntryParams = z.object({
   seq: z.coerce.number().int().min(1).max(2_147_483_647),
 });
 
-export const erasureSchema = z
+const erasureSchema = z
   .object({
     id: z.string(),
     target: z.union([

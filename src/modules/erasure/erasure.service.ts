@@ -12,7 +12,7 @@ import type { ErasureRepository, ErasureRow } from './erasure.repository.js';
 import { channelMessageNotFound, sessionNotFound, transcriptEntryNotFound } from './erasure.errors.js';
 import type { ErasureReply } from './erasure.schemas.js';
 
-export interface ErasureActor {
+interface ErasureActor {
   apiKeyId: string | null;
   apiKeyName: string | null;
 }

@@ -11,7 +11,7 @@ import { scrubText } from '../../shared/scrub-texts.js';
 export type LaneStateRow = typeof laneStates.$inferSelect;
 
 /** A lane of a session: its size since the first kept entry. */
-export interface LaneSize {
+interface LaneSize {
   laneKey: string;
   /** Conversation turns (message/context_attachment) from first_kept_seq on. */
   entries: number;
@@ -19,7 +19,7 @@ export interface LaneSize {
   lastSeq: number;
 }
 
-export interface LaneCommit {
+interface LaneCommit {
   tenantId: string;
   sessionId: string;
   laneKey: string;

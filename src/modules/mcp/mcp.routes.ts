@@ -9,7 +9,7 @@ import { AppError } from '../../shared/errors.js';
 import type { Services } from '../services.js';
 import { createSessionMcpServer } from './mcp.server.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 const methodNotAllowed = () =>
   new AppError(

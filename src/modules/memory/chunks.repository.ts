@@ -20,7 +20,7 @@ export type ChunkSourceEntry = {
   scrub_texts: string[] | null;
 };
 
-export type ChunkSpan = {
+type ChunkSpan = {
   session_id: string;
   session_key: string;
   lane_key: string;

@@ -9,7 +9,7 @@ import type { Executor } from '../../db/client.js';
 import type { ChunkSourceEntry, ChunksRepository } from './chunks.repository.js';
 
 /** What the chunker needs of an appended transcript entry. */
-export interface AppendedEntry {
+interface AppendedEntry {
   seq: number;
   laneKey: string;
   kind: string;

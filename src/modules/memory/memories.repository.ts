@@ -9,7 +9,7 @@ export type MemoryRow = typeof memories.$inferSelect;
 export type MemoryScope = (typeof memoryScopes)[number];
 export type MemoryType = (typeof memoryTypes)[number];
 
-export interface NewMemory {
+interface NewMemory {
   tenantId: string;
   id: string;
   scope: MemoryScope;

@@ -10,7 +10,7 @@ import { memoryNotFound } from './memory.errors.js';
 
 type IdempotencyService = ReturnType<typeof createIdempotencyService>;
 
-export interface MemoryMetadata {
+interface MemoryMetadata {
   lane_key?: string;
   summary_version?: number;
   updated_at_ms?: number;
@@ -18,7 +18,7 @@ export interface MemoryMetadata {
   [key: string]: unknown;
 }
 
-export interface MemoryInput {
+interface MemoryInput {
   scope: MemoryScope;
   scope_key?: string;
   type: MemoryType;
@@ -28,7 +28,7 @@ export interface MemoryInput {
   expires_at?: string | null;
 }
 
-export interface MemoryPatch {
+interface MemoryPatch {
   text?: string;
   type?: MemoryType;
   metadata?: MemoryMetadata;
@@ -36,7 +36,7 @@ export interface MemoryPatch {
   expires_at?: string | null;
 }
 
-export interface MemoryView {
+interface MemoryView {
   id: string;
   scope: MemoryScope;
   scope_key: string;
@@ -49,7 +49,7 @@ export interface MemoryView {
   expires_at: string | null;
 }
 
-export interface CreateMemoryReply {
+interface CreateMemoryReply {
   memory: MemoryView;
   created: boolean;
   /** True when the same text already existed in this scope and type: the older record is returned. */
@@ -57,7 +57,7 @@ export interface CreateMemoryReply {
   redactions: RedactionResult['counts'];
 }
 
-export function memoryView(row: MemoryRow): MemoryView {
+function memoryView(row: MemoryRow): MemoryView {
   return {
     id: row.id,
     scope: row.scope,

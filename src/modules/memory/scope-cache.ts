@@ -11,7 +11,7 @@ import { readScope, versionToken } from './scope-documents.repository.js';
 import type { CandidateRow, SearchFilters, SearchSource } from './search.repository.js';
 
 /** The cache's heap bound (a lower bound of what is held: see bytesOf). A scope over an eighth of it is not held. */
-export const SCOPE_CACHE_BYTES = 32 * 2 ** 20;
+const SCOPE_CACHE_BYTES = 32 * 2 ** 20;
 const DOCUMENT_OVERHEAD_BYTES = 300;
 const LEXEME_BYTES = 40;
 
@@ -61,7 +61,7 @@ export function versionKeys(source: SearchSource, filters: SearchFilters): strin
 }
 
 /** What SearchRepository.scopeCandidates answers. */
-export interface ScopeCandidates {
+interface ScopeCandidates {
   documents: number;
   averageLength: number;
   rows: CandidateRow[];

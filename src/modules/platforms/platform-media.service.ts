@@ -17,15 +17,15 @@ import type { BlobsRepository } from '../sessions/blobs.repository.js';
 import type { PlatformCredentialsService } from './platform-credentials.service.js';
 
 /** Platform fetches one call (a context call, a tool call) may wait for; the rest get a note. */
-export const FETCHES_PER_CALL = 4;
+const FETCHES_PER_CALL = 4;
 /** Refs declared larger than this are not fetched (the provider's per-image limit is 5 MB). */
-export const FETCH_MAX_BYTES = 5 * 1024 * 1024;
+const FETCH_MAX_BYTES = 5 * 1024 * 1024;
 const ATTACHABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
 
 /** A ref worth fetching: an image or PDF, or of a type the platform did not say. */
 const attachable = (ref: MediaRefInput) => !ref.media_type || ATTACHABLE.has(ref.media_type.toLowerCase());
 
-export type MediaFetchResult =
+type MediaFetchResult =
   | { ok: true; artifactId: string; sha256: string; mediaType: string; width?: number; height?: number }
   | { ok: false; reason: string };
 

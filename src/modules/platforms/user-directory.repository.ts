@@ -4,7 +4,7 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { platformUsers } from '../../db/schema.js';
 
-export type PlatformUserRow = typeof platformUsers.$inferSelect;
+type PlatformUserRow = typeof platformUsers.$inferSelect;
 
 export interface DirectoryEntry {
   userId: string;

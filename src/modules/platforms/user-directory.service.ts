@@ -10,7 +10,7 @@ import { NEGATIVE_TTL_MS, type UserResolver } from './user-resolver.service.js';
 import { platformUserNotFound, pushedUsersDuplicate } from './platforms.errors.js';
 
 /** What the fill needs of a message. */
-export interface AuthoredMessage {
+interface AuthoredMessage {
   platform: string;
   authorId: string | null;
   authorName: string | null;

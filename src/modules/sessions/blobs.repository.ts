@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { blobOwners, blobs } from '../../db/schema.js';
 
-export type BlobRow = typeof blobs.$inferSelect;
+type BlobRow = typeof blobs.$inferSelect;
 export type BlobMeta = Omit<BlobRow, 'content'>;
 
 const metaColumns = {

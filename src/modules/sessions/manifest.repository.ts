@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client.js';
 import { attachmentManifest } from '../../db/schema.js';
 
 export type ManifestRow = typeof attachmentManifest.$inferSelect;
-export type NewManifestRecord = Omit<typeof attachmentManifest.$inferInsert, 'createdAt'>;
+type NewManifestRecord = Omit<typeof attachmentManifest.$inferInsert, 'createdAt'>;
 
 export function createManifestRepository(db: Executor) {
   const ofSession = (tenantId: string, sessionId: string) =>

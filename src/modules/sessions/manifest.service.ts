@@ -3,7 +3,7 @@
 import type { Executor } from '../../db/client.js';
 import type { ManifestRepository, ManifestRow } from './manifest.repository.js';
 
-export interface ManifestRecordInput {
+interface ManifestRecordInput {
   tenantId: string;
   sessionId: string;
   artifactId: string;

@@ -14,18 +14,18 @@ import type { SessionRow, SessionsRepository } from './sessions.repository.js';
 import type { TranscriptRepository } from './transcript.repository.js';
 import { resultNotFound, sessionNotFound } from './sessions.errors.js';
 
-export const READ_RESULT_DEFAULT_LIMIT = 4096;
-export const READ_RESULT_MAX_LIMIT = 65_536;
+const READ_RESULT_DEFAULT_LIMIT = 4096;
+const READ_RESULT_MAX_LIMIT = 65_536;
 /** Bytes read past the limit so a character split at the end can be detected and kept whole. */
 const UTF8_SLACK = 4;
 
-export interface OffloadedResult {
+interface OffloadedResult {
   tool_use_id: string;
   ref_id: string;
   byte_length: number;
 }
 
-export interface ReadResultReply {
+interface ReadResultReply {
   ref_id: string;
   offset: number;
   limit: number;

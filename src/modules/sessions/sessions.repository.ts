@@ -18,7 +18,7 @@ import { isUniqueViolation } from '../../shared/errors.js';
 import { deleteLaneStatesOfSession } from '../lanes/lanes.repository.js';
 
 export type SessionRow = typeof sessions.$inferSelect;
-export type NewSession = Omit<typeof sessions.$inferInsert, 'tenantId'>;
+type NewSession = Omit<typeof sessions.$inferInsert, 'tenantId'>;
 
 export function createSessionsRepository(db: Executor) {
   const byId = (tenantId: string, id: string) => and(eq(sessions.tenantId, tenantId), eq(sessions.id, id));

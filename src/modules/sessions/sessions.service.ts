@@ -10,9 +10,9 @@ import { unavailable } from '../../shared/errors.js';
 import type { SessionRow, SessionsRepository } from './sessions.repository.js';
 import { sessionEnded, sessionNotFound } from './sessions.errors.js';
 
-export type SessionReason = 'new' | 'stale' | 'existing' | 'reset';
+type SessionReason = 'new' | 'stale' | 'existing' | 'reset';
 
-export interface GetOrCreateParams {
+interface GetOrCreateParams {
   tenantId: string;
   /** An explicit key, or the parts of the default key (§6.1). */
   sessionKey?: string;
@@ -22,7 +22,7 @@ export interface GetOrCreateParams {
   metadata?: Record<string, unknown>;
 }
 
-export interface SessionResult {
+interface SessionResult {
   session: SessionRow;
   created: boolean;
   reason: SessionReason;

@@ -26,9 +26,9 @@ import { sessionEnded, sessionNotFound } from './sessions.errors.js';
  * The turns of one idempotent append are keyed `key`, `key␟1`, `key␟2`…: a control character
  * keys cannot contain, so no key's parts collide with another key.
  */
-export const IDEMPOTENCY_PART_SEPARATOR = '\u001f';
+const IDEMPOTENCY_PART_SEPARATOR = '\u001f';
 
-export interface TurnToAppend {
+interface TurnToAppend {
   role: 'user' | 'assistant';
   content: TurnContent;
   /** Lane of the turn (§6.2); default: the lane it continues (see validateTurnSequence). */
@@ -44,7 +44,7 @@ export interface TurnToAppend {
   source?: Record<string, string>;
 }
 
-export interface AppendHookContext {
+interface AppendHookContext {
   tenantId: string;
   /** The session row after the append (counters updated). */
   session: SessionRow;
@@ -56,15 +56,15 @@ export interface AppendHookContext {
  * Runs inside the append transaction after the entries are written; a throw rolls the append
  * back. Transcript-chunk indexing hooks in here. Hooks must only use `tx`.
  */
-export type OnAppended = (tx: Executor, context: AppendHookContext) => Promise<void>;
+type OnAppended = (tx: Executor, context: AppendHookContext) => Promise<void>;
 
 /**
  * Runs after an append committed, outside its transaction (background compaction scheduling). It
  * must not throw: the append has already happened.
  */
-export type AfterAppend = (context: AppendHookContext) => Promise<void>;
+type AfterAppend = (context: AppendHookContext) => Promise<void>;
 
-export interface AppendResult {
+interface AppendResult {
   session: SessionRow;
   entries: TranscriptEntryRow[];
   /** True when the Idempotency-Key matched an earlier append: nothing was written. */

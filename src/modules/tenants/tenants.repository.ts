@@ -5,7 +5,7 @@ import type { IdGenerator } from '../../shared/clock.js';
 import type { Executor } from '../../db/client.js';
 import { apiKeys, tenantSecrets, tenants } from '../../db/schema.js';
 
-export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
+const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
 export const generateApiKey = () => `ctxd_${randomBytes(24).toString('base64url')}`;
 
 export function createTenantsRepository(db: Executor, ids: IdGenerator) {

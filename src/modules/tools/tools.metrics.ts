@@ -9,7 +9,7 @@ import type { ToolsService } from './tools.service.js';
  * ok: the tool answered; tool_error: it answered with is_error (the model sees why); rejected: a
  * 4xx (unknown session or tool, bad input); failed: anything else (a 5xx, storage down).
  */
-export type ToolOutcome = 'ok' | 'tool_error' | 'rejected' | 'failed';
+type ToolOutcome = 'ok' | 'tool_error' | 'rejected' | 'failed';
 
 export function createToolMetrics(registry: Registry) {
   const calls = new Counter({
@@ -26,7 +26,7 @@ export function createToolMetrics(registry: Registry) {
   };
 }
 
-export type ToolMetrics = ReturnType<typeof createToolMetrics>;
+type ToolMetrics = ReturnType<typeof createToolMetrics>;
 
 /** The tools service with every run counted (a replayed Idempotency-Key reply is not a run). */
 export function withToolMetrics(tools: ToolsService, metrics: ToolMetrics): ToolsService {

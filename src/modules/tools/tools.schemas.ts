@@ -52,7 +52,7 @@ export const SERVER_TOOL_NAMES = {
   tool_search_tool_regex_20251119: 'tool_search_tool_regex',
   tool_search_tool_regex: 'tool_search_tool_regex',
 } as const satisfies Record<string, string | null>;
-export type ServerToolType = keyof typeof SERVER_TOOL_NAMES;
+type ServerToolType = keyof typeof SERVER_TOOL_NAMES;
 export const serverToolTypes = Object.keys(SERVER_TOOL_NAMES) as [ServerToolType, ...ServerToolType[]];
 
 /** Who may call a client tool (`allowed_callers`), as the Messages API names them. */

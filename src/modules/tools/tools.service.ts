@@ -38,7 +38,7 @@ import type { OffloadService } from '../sessions/offload.service.js';
 import { sessionNotFound } from '../sessions/sessions.errors.js';
 import { toolInvalidInput, toolMediaNotFound, toolNeedsChannel, toolNotFound } from './tools.errors.js';
 
-export type ToolContentBlock =
+type ToolContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: ImageMediaType; data: string } };
 
@@ -48,7 +48,7 @@ export interface ToolReply {
 }
 
 /** Bytes of a text artifact returned by channel_messages (read_result reads on, like results). */
-export const MEDIA_TEXT_SLICE_BYTES = 4096;
+const MEDIA_TEXT_SLICE_BYTES = 4096;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**

@@ -30,9 +30,9 @@ const discordMessage = z.looseObject({
   timestamp: z.string(),
   author: discordUser,
 });
-export type DiscordMessage = z.infer<typeof discordMessage>;
+type DiscordMessage = z.infer<typeof discordMessage>;
 
-export interface DiscordMessagesParams {
+interface DiscordMessagesParams {
   channelId: string;
   /** One of before/after (Discord takes one of around/before/after). */
   before?: string;

@@ -1,7 +1,7 @@
 // Typed failures of platform API calls and media downloads. Messages name the host and path with
 // any token cut out, never the token itself.
 
-export type PlatformErrorKind =
+type PlatformErrorKind =
   | 'timeout'
   | 'network'
   | 'address_refused'

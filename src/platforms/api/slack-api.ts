@@ -35,7 +35,7 @@ const slackMessage = z.looseObject({
   reply_count: z.number().optional(),
   latest_reply: z.string().optional(),
 });
-export type SlackMessage = z.infer<typeof slackMessage>;
+type SlackMessage = z.infer<typeof slackMessage>;
 
 const messagePage = z.looseObject({
   messages: z.array(slackMessage),
@@ -43,13 +43,13 @@ const messagePage = z.looseObject({
   response_metadata: z.looseObject({ next_cursor: z.string().optional() }).optional(),
 });
 
-export interface SlackPage {
+interface SlackPage {
   messages: SlackMessage[];
   /** Empty when there is no further page. */
   nextCursor: string;
 }
 
-export interface SlackHistoryParams {
+interface SlackHistoryParams {
   channel: string;
   cursor?: string;
   /** Slack takes up to 999 for history and 1000 for replies; it clamps larger values. */

@@ -17,7 +17,7 @@ const telegramFile = z.looseObject({
   file_size: z.number().optional(),
   file_path: z.string().optional(),
 });
-export type TelegramFile = z.infer<typeof telegramFile>;
+type TelegramFile = z.infer<typeof telegramFile>;
 
 export function createTelegramApi(deps: PlatformClientDeps) {
   async function method<T>(

@@ -50,7 +50,7 @@ export interface RankCandidate extends Pick<
   matchedTerms: boolean[];
 }
 
-export interface RankOptions {
+interface RankOptions {
   terms: string[];
   /** Authors to boost: user ids or display names (case-insensitive). */
   authors?: string[];
@@ -60,14 +60,14 @@ export interface RankOptions {
   halfLifeMs?: number;
 }
 
-export interface RankedResult<T> {
+interface RankedResult<T> {
   candidate: T;
   score: number;
   relevance_signal: string;
 }
 
 /** Coverage (share of the intent's terms matched) leads, as a soft AND; text rank orders within it. */
-export const SEARCH_WEIGHTS = {
+const SEARCH_WEIGHTS = {
   coverage: 0.4,
   text: 0.25,
   recency: 0.15,

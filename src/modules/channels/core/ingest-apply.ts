@@ -48,7 +48,7 @@ export interface ApplyContext {
   estimate(text: string): number;
 }
 
-export interface ApplyResult {
+interface ApplyResult {
   outcome: IngestOutcome;
   reason?: string;
   /** Ids whose state changed and must be written. */
@@ -88,7 +88,7 @@ function placeholder(event: ChannelEvent, tsMs: number): MessageState {
 }
 
 /** The message whose reply_count a message feeds: its thread root, else the message it replies to. */
-export function parentOf(m: Pick<MessageState, 'messageId' | 'threadId' | 'replyToId'>): string | null {
+function parentOf(m: Pick<MessageState, 'messageId' | 'threadId' | 'replyToId'>): string | null {
   if (m.threadId && m.threadId !== m.messageId) return m.threadId;
   if (m.replyToId && m.replyToId !== m.messageId) return m.replyToId;
   return null;

@@ -5,7 +5,7 @@
 /** Reply chains are followed at most this far; it also bounds the cost of a hostile chain. */
 export const MAX_REPLY_HOPS = 50;
 
-export interface LaneInput {
+interface LaneInput {
   channelId: string;
   messageId: string;
   topicId?: string | null;
@@ -16,8 +16,8 @@ export interface LaneInput {
 /** What is stored about a message on a reply chain: its reply link and, once laned, its lane. */
 export type ReplyLookup = (messageId: string) => { replyToId: string | null; laneKey?: string } | undefined;
 
-export const topicLane = (channelId: string, topicId: string) => `topic:${channelId}:${topicId}`;
-export const threadLane = (channelId: string, threadId: string) => `thread:${channelId}:${threadId}`;
+const topicLane = (channelId: string, topicId: string) => `topic:${channelId}:${topicId}`;
+const threadLane = (channelId: string, threadId: string) => `thread:${channelId}:${threadId}`;
 export const replyLane = (channelId: string, rootId: string) => `reply:${channelId}:${rootId}`;
 export const rootLane = (channelId: string) => `root:${channelId}`;
 

@@ -13,7 +13,7 @@ export type ReactorEntry = [state: 0 | 1, at: number, eventId?: string];
 export type Reactors = Record<string, Record<string, ReactorEntry>>;
 
 /** The display name of a reaction keyed by an id: the name, the event's time and its event id. */
-export type NameEntry = [name: string, at: number, eventId?: string];
+type NameEntry = [name: string, at: number, eventId?: string];
 
 export interface ReactionState {
   reactors?: Reactors;
@@ -97,7 +97,7 @@ export function reactionStateOf(value: unknown): ReactionState {
  * Shown counts by reaction. A reaction keyed by an id shows as `name:id` once a name is known
  * (Discord's own `<:name:id>` without the brackets), so two emoji of one name never merge.
  */
-export function deriveReactions(meta: ReactionState): Record<string, number> {
+function deriveReactions(meta: ReactionState): Record<string, number> {
   const out: Record<string, number> = {};
   const label = (key: string) => {
     const name = meta.names?.[key]?.[0];

@@ -5,9 +5,9 @@ import type { MessageState } from './ingest-apply.js';
 import { cutToBudget, snippet } from '../../../shared/text-cut.js';
 import { addTextCost, renderedTokens, shownTokens, type TextCost } from '../../../shared/text-cost.js';
 
-export const SNAPSHOT_SCHEMA_VERSION = '1.0';
+const SNAPSHOT_SCHEMA_VERSION = '1.0';
 export const DEFAULT_ADJACENT_COUNT = 20;
-export const SNIPPET_CHARS = 150;
+const SNIPPET_CHARS = 150;
 /**
  * Tokens the snapshot's JSON may take when assembly attaches it (docs/design.md §6.4: ≈500–1,500
  * with its header line): adjacency is trimmed from the oldest message, then the anchor's text is
@@ -43,7 +43,7 @@ export interface Author {
   is_bot: boolean;
 }
 
-export interface AdjacentMessage {
+interface AdjacentMessage {
   message_id: string;
   ts: string;
   author: Author;
@@ -85,7 +85,7 @@ export function formatReactions(reactions: Record<string, number>): string[] {
 /** The thread a message belongs to, for display: its thread or topic id. */
 export const threadIdOf = (m: Pick<MessageState, 'threadId' | 'topicId'>) => m.threadId ?? m.topicId ?? null;
 
-export interface SnapshotInput {
+interface SnapshotInput {
   channel: { id: string; name: string | null; platform: string };
   anchor: SnapshotMessage;
   /** Top-level messages before the anchor, any order; the nearest `adjacentCount` are kept. */
@@ -202,7 +202,7 @@ function renderedLength(value: unknown): number {
  * oldest first until the rest fits. Each part is measured once and summed: the JSON separators make
  * the sum an upper bound within a few tokens.
  */
-export function fitSnapshot(
+function fitSnapshot(
   snapshot: ChannelSnapshot,
   tokens: number,
   size: (value: unknown, message: SnapshotMessage, shown: string) => number,

@@ -7,7 +7,7 @@ import { authorOf, isoTime, type Author } from './snapshot.js';
 import { cutToBudget } from '../../../shared/text-cut.js';
 import { addTextCost, shownTokens, type TextCost } from '../../../shared/text-cost.js';
 
-export const THREAD_SCHEMA_VERSION = '1.0';
+const THREAD_SCHEMA_VERSION = '1.0';
 export const DEFAULT_THREAD_BUDGET = 8000;
 /** Tokens a reply costs besides its text: ids, time, author and JSON punctuation. */
 export const REPLY_OVERHEAD_TOKENS = 24;
@@ -19,7 +19,7 @@ export type ThreadMessage = Pick<
   'messageId' | 'ts' | 'authorId' | 'authorName' | 'authorIsBot' | 'text' | 'media' | 'tokenEstimate'
 >;
 
-export interface ThreadReply {
+interface ThreadReply {
   message_id: string;
   ts: string;
   author: Author;
@@ -43,7 +43,7 @@ export interface ThreadContext {
   token_estimate: number;
 }
 
-export interface ThreadBudgetInput {
+interface ThreadBudgetInput {
   threadId: string;
   root: ThreadMessage;
   /** Replies in chronological order (the newest ones at least; older may be left out). */

@@ -20,7 +20,7 @@ const COUNTS: Record<string, number> = {
   few: 3,
 };
 
-export interface ResolvedDate {
+interface ResolvedDate {
   /** The phrase as said, e.g. "last Friday". */
   phrase: string;
   /** What it means: a day (2023-05-05), a week (week of 2023-05-01), a month (2023-04) or a year. */
@@ -87,7 +87,7 @@ function resolveOne(match: RegExpMatchArray, at: number): string | null {
 }
 
 /** The relative dates a text says, each resolved against `at` (ms), in order, deduplicated. */
-export function resolveRelativeDates(text: string, at: number): ResolvedDate[] {
+function resolveRelativeDates(text: string, at: number): ResolvedDate[] {
   const out: ResolvedDate[] = [];
   for (const match of text.matchAll(PATTERN)) {
     const resolved = resolveOne(match, at);

@@ -48,7 +48,7 @@ const REQUEST =
   /\b(?:need to|needs to|want to|trying to|how (?:do|can|should)|should we|can we|can you|could you|would you|please|help me|looking for)\b/i;
 
 /** Sentences of a text: split after . ! ? and at line breaks, trimmed, empty ones dropped. */
-export function sentences(text: string): string[] {
+function sentences(text: string): string[] {
   return text
     .split(/(?<=[.!?])\s+(?=[A-Z0-9"'[(])|\n+/)
     .map((s) => s.replace(/\s+/g, ' ').trim())

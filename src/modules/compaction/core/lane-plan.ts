@@ -15,7 +15,7 @@ import type { TokenEstimator } from '../../../shared/tokens.js';
 import { renderedContextTag } from '../../../shared/content-blocks.js';
 import type { CompactionSettings, CompactionStrategy, LaneEntry } from './types.js';
 
-export type CompactionReason =
+type CompactionReason =
   'entries' | 'tokens' | 'view' | 'summary_age' | 'stale' | 'purge' | 'history_share' | 'window' | 'cold';
 
 /**
@@ -26,7 +26,7 @@ export type CompactionReason =
 export type ViewChange = 'window' | 'cold';
 
 /** The view (rendered context included) may grow to this many times the token threshold before it is cleared. */
-export const VIEW_TOKENS_FACTOR = 4;
+const VIEW_TOKENS_FACTOR = 4;
 
 export interface LanePlanInput {
   lane: {
@@ -70,7 +70,7 @@ export interface LanePlan {
 }
 
 /** Tokens of the lane's view (kept entries rendered, cleared results counted as cleared). */
-export function viewTokens(
+function viewTokens(
   entries: readonly LaneEntry[],
   firstKeptSeq: number,
   clearedBeforeSeq: number,
@@ -96,7 +96,7 @@ export function clearingPoint(entries: readonly LaneEntry[], current: number, ke
  * material, notes): what was said. The token threshold measures this, so a turn carrying a large
  * retrieved block does not trigger a compaction by itself (its context is cleared instead).
  */
-export function withoutRenderedContext(
+function withoutRenderedContext(
   entries: readonly LaneEntry[],
   estimator: TokenEstimator,
 ): LaneEntry[] {
@@ -128,7 +128,7 @@ export function sizeReasons(
 }
 
 /** Why the lane needs compaction (empty: it is under its thresholds). */
-export function laneReasons(input: LanePlanInput, tokens: number, saidTokens = tokens): CompactionReason[] {
+function laneReasons(input: LanePlanInput, tokens: number, saidTokens = tokens): CompactionReason[] {
   const { lane, entries, settings } = input;
   const kept = entries.filter((e) => e.seq >= lane.firstKeptSeq);
   const reasons: CompactionReason[] = sizeReasons({ entries: kept.length, tokens: saidTokens }, settings);

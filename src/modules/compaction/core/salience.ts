@@ -47,7 +47,7 @@ const PLEASANTRY = new Set(
 const COMMITMENT =
   /\b(?:i'll|i will|we'll|we will|i'm going to|we're going to|going to|gonna|plan(?:ning)? to|promise[ds]?|decided|agreed|deadline|due|committed|will (?:send|do|fix|call|check|update|deploy|ship|bring|book|pay|finish|start|meet|write|review))\b/i;
 
-export interface KeyTerms {
+interface KeyTerms {
   names: string[];
   numbers: string[];
   dates: string[];
@@ -67,7 +67,7 @@ const CAPITALIZED = /^[A-Z][A-Za-z0-9'’&.-]*[A-Za-z0-9]$/;
  * counts only when it is a name seen inside a sentence (`known`, e.g. from the rest of the
  * conversation).
  */
-export function properNames(text: string, known: ReadonlySet<string> = new Set()): string[] {
+function properNames(text: string, known: ReadonlySet<string> = new Set()): string[] {
   const out: string[] = [];
   for (const sentence of text.split(/(?<=[.!?:;])\s+|\n+/)) {
     const tokens = sentence.split(/\s+/).filter((t) => t !== '');
@@ -113,7 +113,7 @@ export function namesInside(texts: readonly string[]): Set<string> {
 }
 
 /** The key terms of a text, each deduplicated in order of appearance. */
-export function keyTerms(text: string, known?: ReadonlySet<string>): KeyTerms {
+function keyTerms(text: string, known?: ReadonlySet<string>): KeyTerms {
   const dates: string[] = [];
   for (const pattern of DATE_PATTERNS)
     for (const m of text.matchAll(pattern)) if (!dates.some((d) => d.includes(m[0]))) dates.push(m[0]);
@@ -124,7 +124,7 @@ export function keyTerms(text: string, known?: ReadonlySet<string>): KeyTerms {
   return { names: properNames(text, known), numbers, dates, ids };
 }
 
-export const allTerms = (terms: KeyTerms) => [...terms.names, ...terms.numbers, ...terms.dates, ...terms.ids];
+const allTerms = (terms: KeyTerms) => [...terms.names, ...terms.numbers, ...terms.dates, ...terms.ids];
 
 /** What weighing a sentence needs from its conversation: who speaks, which names it knows. */
 export interface Lexicon {
@@ -134,7 +134,7 @@ export interface Lexicon {
   known: ReadonlySet<string>;
 }
 
-export const emptyLexicon: Lexicon = { participants: new Set(), known: new Set() };
+const emptyLexicon: Lexicon = { participants: new Set(), known: new Set() };
 
 /** A participant's name or its short form ("Mel" for Melanie). */
 const isParticipant = (term: string, lex: Lexicon) => {

@@ -8,7 +8,7 @@ import { importance, isCommitment, namesInside, termsOf, type Lexicon } from './
 import { SUMMARY_SECTIONS, type SummarySection } from './types.js';
 
 export const [PARTICIPANTS, REQUESTS, DECISIONS, FACTS, OUTCOMES, CURRENT, INDEX] = SUMMARY_SECTIONS;
-export const EMPTY = '- (none)';
+const EMPTY = '- (none)';
 
 /** Headings of the older five-section format, read into today's sections. */
 const ALIASES: Record<string, SummarySection> = {
@@ -21,7 +21,7 @@ const ALIASES: Record<string, SummarySection> = {
 
 export type SummaryDoc = Map<SummarySection, string[]>;
 
-export const emptyDoc = (): SummaryDoc => new Map(SUMMARY_SECTIONS.map((s) => [s, []]));
+const emptyDoc = (): SummaryDoc => new Map(SUMMARY_SECTIONS.map((s) => [s, []]));
 
 /** The sections of a summary (bullets as lines starting with "- "); unknown headings → Facts. */
 export function parseSummary(summary: string | null): SummaryDoc {
@@ -72,7 +72,7 @@ const bodyOf = (bullet: string) => bullet.replace(LABEL, '').replace(/^- /, '');
 const labelOf = (bullet: string) => LABEL.exec(bullet)?.[1] ?? '';
 
 /** A bullet shortened to its key terms, each with up to three words either side. */
-export function skeleton(bullet: string, lex: Lexicon): string {
+function skeleton(bullet: string, lex: Lexicon): string {
   const body = bodyOf(bullet);
   const note = /\s\{[^{}]*\}$/.exec(body)?.[0] ?? '';
   const text = note ? body.slice(0, -note.length) : body;
@@ -260,7 +260,7 @@ function fitChars(doc: SummaryDoc, budget: number, lex: Lexicon): void {
 }
 
 /** The seq of a bullet's label (`[#42 …]`), or null. */
-export function seqOf(bullet: string): number | null {
+function seqOf(bullet: string): number | null {
   const m = /^- \[#(\d+)\b/.exec(bullet);
   return m ? Number(m[1]) : null;
 }

@@ -7,9 +7,9 @@
 // caller's input) is never mutated.
 import type Anthropic from '@anthropic-ai/sdk';
 
-export type BreakpointPosition = 'system' | 'tools' | 'summary' | 'previous_turn' | 'this_turn';
+type BreakpointPosition = 'system' | 'tools' | 'summary' | 'previous_turn' | 'this_turn';
 
-export interface CacheBreakpoint {
+interface CacheBreakpoint {
   position: BreakpointPosition;
   /** Index into system, tools or messages. */
   index: number;
@@ -100,7 +100,7 @@ export function placeCacheBreakpoints(
 }
 
 /** cache_control markers already in the payload (tools, system and message blocks, one level deep). */
-export function countCacheControl(payload: Anthropic.MessageCreateParamsNonStreaming): number {
+function countCacheControl(payload: Anthropic.MessageCreateParamsNonStreaming): number {
   const marked = (value: unknown) =>
     value !== null && typeof value === 'object' && 'cache_control' in value && Boolean(value.cache_control);
   let count = (payload.tools ?? []).filter(marked).length;

@@ -1,8 +1,8 @@
 // Context notes for the model (docs/design.md §6.6 step 4): usage over 80%, a memory-flush hint the
 // first turn usage crosses 50%, 75% or 90% of the effective window, and context recovery.
 
-export const USAGE_NOTE_SHARE = 0.8;
-export const MEMORY_FLUSH_SHARES = [0.5, 0.75, 0.9] as const;
+const USAGE_NOTE_SHARE = 0.8;
+const MEMORY_FLUSH_SHARES = [0.5, 0.75, 0.9] as const;
 
 /** `canCompact`: compact_context is in this payload's tools (else the note does not offer it). */
 export function usageNote(percentage: number, canCompact = true): string | null {
@@ -17,7 +17,7 @@ export function usageNote(percentage: number, canCompact = true): string | null 
  * The highest flush threshold crossed between the previous call and this one (null when none was
  * crossed, so the hint appears once per threshold, not on every turn).
  */
-export function crossedFlushThreshold(previous: number | null, current: number): number | null {
+function crossedFlushThreshold(previous: number | null, current: number): number | null {
   let crossed: number | null = null;
   for (const share of MEMORY_FLUSH_SHARES) {
     if ((previous ?? 0) < share && current >= share) crossed = share;

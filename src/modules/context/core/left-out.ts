@@ -14,7 +14,7 @@ export const leftOutReasons = [
   'in_view',
   'did_not_fit',
 ] as const;
-export type LeftOutReason = (typeof leftOutReasons)[number];
+type LeftOutReason = (typeof leftOutReasons)[number];
 
 /** What each reason means (the reply's schema and the inspector say it in these words). */
 export const LEFT_OUT_REASON_TEXT: Record<LeftOutReason, string> = {
@@ -32,9 +32,9 @@ export const LEFT_OUT_REASON_TEXT: Record<LeftOutReason, string> = {
 
 /** Items listed at most per call (the counts cover all), and characters of each one's text kept. */
 export const MAX_LEFT_OUT_ITEMS = 30;
-export const LEFT_OUT_EXCERPT_CHARS = 240;
+const LEFT_OUT_EXCERPT_CHARS = 240;
 
-export interface LeftOutItem {
+interface LeftOutItem {
   kind: RetrievedItem['kind'];
   id: string;
   score: number;

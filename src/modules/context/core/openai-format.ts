@@ -4,10 +4,10 @@
 // tools have no OpenAI form and are left out.
 import type Anthropic from '@anthropic-ai/sdk';
 
-export type OpenAIContentPart =
+type OpenAIContentPart =
   { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
-export type OpenAIMessage =
+type OpenAIMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: OpenAIContentPart[] }
   | {

@@ -9,7 +9,7 @@ import { renderDataBlock } from './context-blocks.js';
  * group instead of once per item: on short chat turns a keyed object per item cost about as much
  * as the text itself (LoCoMo E1 at 1,764 tokens: 68.5% → see docs/benchmarks.md).
  */
-export function retrievedData(items: readonly RetrievedItem[]): Record<string, string[]> {
+function retrievedData(items: readonly RetrievedItem[]): Record<string, string[]> {
   const ordered = items
     .map((item, rank) => ({ item, rank, ms: item.ts ? Date.parse(item.ts) : Number.NaN }))
     .sort(
@@ -43,7 +43,7 @@ const SHORT_TIMES = new Map<string, string>();
 const SHORT_TIMES_MAX = 10_000;
 
 /** "2023-05-08T13:56:03.000Z" → "2023-05-08 13:56" (UTC); anything unparseable is kept as given. */
-export function shortTime(value: string): string {
+function shortTime(value: string): string {
   const known = SHORT_TIMES.get(value);
   if (known !== undefined) return known;
   const ms = Date.parse(value);

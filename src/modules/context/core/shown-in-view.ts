@@ -21,7 +21,7 @@ interface Shown {
 }
 
 /** A retrieved row's key: the same key for the same rendered material, whatever its id. */
-export const rowKey = (item: RetrievedItem) => `${retrievedGroup(item)}\u0000${retrievedLine(item)}`;
+const rowKey = (item: RetrievedItem) => `${retrievedGroup(item)}\u0000${retrievedLine(item)}`;
 
 /** The JSON line of a rendered data block (docs/assembly.md: tag line, header line, JSON, closing tag). */
 function blockData(text: string, tag: string): unknown {

@@ -19,7 +19,7 @@ const STABLE = new WeakMap<TokenEstimator, TokenEstimator>();
  * or two) plus the entry's own cost (map slot, LRU links, the number: ~180 bytes, measured). 8 MB
  * is several sessions' stable material; counted in characters alone, 400,000 short texts held 28 MB.
  */
-export const TEXT_CACHE_MAX_BYTES = 8 * 2 ** 20;
+const TEXT_CACHE_MAX_BYTES = 8 * 2 ** 20;
 const ENTRY_OVERHEAD_BYTES = 180;
 const entryBytes = (text: string) => 2 * text.length + ENTRY_OVERHEAD_BYTES;
 

@@ -43,7 +43,7 @@ export const pendingSlotSchema = z
   });
 export type PendingSlot = z.infer<typeof pendingSlotSchema>;
 
-export interface SlotMatch {
+interface SlotMatch {
   /** The normalized value the message supplies. */
   value: string;
 }
@@ -169,7 +169,7 @@ export function matchPendingSlot(slot: PendingSlot, text: string, now?: Date): S
  * process for everyone. RE2 has no backreferences or lookaround; such patterns are refused when
  * the slot is set, and one stored before never matches. Null when the pattern does not compile.
  */
-export function compileSlotPattern(pattern: string): RE2JS | null {
+function compileSlotPattern(pattern: string): RE2JS | null {
   try {
     return RE2JS.compile(pattern);
   } catch {

@@ -32,7 +32,7 @@ export interface TranscriptChunk {
  * Rendered context blocks (`<tag … trust="untrusted">…</tag>`, `<context_notes>`) are material
  * contextd added to a turn, not what was said: indexing them would feed retrieval back into itself.
  */
-export function stripRenderedContext(text: string): string {
+function stripRenderedContext(text: string): string {
   return text
     .replace(/<([a-z_][a-z0-9_]*)\b[^>\n]*trust="untrusted"[^>\n]*>[\s\S]*?<\/\1>/g, '')
     .replace(/<context_notes>[\s\S]*?<\/context_notes>/g, '')

@@ -9,7 +9,7 @@ export const MAX_MEMORY_CHARS = 16_000;
  * The text as compared for duplicates: Unicode-normalized, lower-cased, whitespace collapsed,
  * trailing sentence punctuation dropped. "Likes tea." and "likes  TEA" are the same fact.
  */
-export function normalizeMemoryText(text: string): string {
+function normalizeMemoryText(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()

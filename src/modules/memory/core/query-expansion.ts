@@ -11,7 +11,7 @@ export const FEEDBACK_TERMS = 10;
  */
 export const ORIGINAL_QUERY_WEIGHT = 0.7;
 
-export interface FeedbackDocument {
+interface FeedbackDocument {
   /** First-pass score (relevance), taken as P(q|d) up to a constant. */
   score: number;
   /** Occurrences of each lexeme of the document. */

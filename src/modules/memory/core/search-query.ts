@@ -8,7 +8,7 @@ export const MAX_QUERY_TERMS = 24;
  * cut (by Postgres), so a long message that opens with them still has terms to search with,
  * and a 100 kB message costs no more than its first words.
  */
-export const MAX_QUERY_WORDS = 64;
+const MAX_QUERY_WORDS = 64;
 const MAX_TERM_LENGTH = 64;
 
 /**

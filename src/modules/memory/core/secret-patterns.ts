@@ -79,7 +79,7 @@ function looksRandom(value: string): boolean {
  * or an identifier of 40 characters (`src/channels/IngestStateMachine/tests2`) changes at far fewer.
  * A hex SHA has no upper case; padded base64 ends in `=` and longer blobs are longer runs.
  */
-export function looksLikeAwsSecret(key: string): boolean {
+function looksLikeAwsSecret(key: string): boolean {
   if (!/[a-z]/.test(key) || !/[A-Z]/.test(key) || !/\d/.test(key)) return false;
   const classOf = (c: string) =>
     c >= 'a' && c <= 'z' ? 0 : c >= 'A' && c <= 'Z' ? 1 : c >= '0' && c <= '9' ? 2 : 3;
@@ -116,7 +116,7 @@ const SECRET_KEY = String.raw`(?:password|passwd|passphrase|pwd|secret|secret[_-
 /** An unquoted value: to the next whitespace, less trailing punctuation (linear: no lookahead per character). */
 const UNQUOTED_VALUE = String.raw`(?<secret>[^\s"'\`]{2,}[^\s"'\`,;.)\]}>])`;
 
-export const secretPatterns: readonly SecretPattern[] = [
+const secretPatterns: readonly SecretPattern[] = [
   {
     // A whole PEM block, also a short or unterminated one (a paste cut off in chat) to the end.
     kind: 'private_key',

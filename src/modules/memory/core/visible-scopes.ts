@@ -4,7 +4,7 @@
 // they agree.
 import type { memoryScopes } from './memories.js';
 
-export type MemoryScope = (typeof memoryScopes)[number];
+type MemoryScope = (typeof memoryScopes)[number];
 
 /** The memory scopes visible to a session; searches pass them as a filter. */
 export function visibleMemoryScopes(session: {

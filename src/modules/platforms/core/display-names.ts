@@ -24,7 +24,7 @@ export function discordDisplayName(
   };
 }
 
-export interface EntryAge {
+interface EntryAge {
   source: 'pushed' | 'resolved';
   displayName: string | null;
   fetchedAt: Date;

@@ -1,7 +1,7 @@
 // Reading parts of stored bytes: HTTP Range headers (RFC 9110, one range) and text slices by
 // byte offset that never split a UTF-8 character. Pure.
 
-export type RangeResult =
+type RangeResult =
   { kind: 'full' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 /**
@@ -26,7 +26,7 @@ export function parseRange(header: string | undefined, size: number): RangeResul
   return { kind: 'partial', start, end };
 }
 
-export interface TextSlice {
+interface TextSlice {
   text: string;
   /** Byte offset where the slice starts (moved forward past a split character). */
   offset: number;

@@ -42,7 +42,7 @@ export function addUsage(
   };
 }
 
-export interface CalibrationView {
+interface CalibrationView {
   /** Reported ÷ estimated input tokens; null until an estimate above zero exists. */
   ratio: number | null;
   /** Cache-read share of the reported input tokens; null until input was reported. */
@@ -67,10 +67,10 @@ export function calibrationView(calibration: UsageCalibration): Record<string, C
 const round = (value: number) => Math.round(value * 10_000) / 10_000;
 
 /** Reported calls of a model a session needs before its ratio is applied to the budget. */
-export const CALIBRATION_MIN_CALLS = 3;
+const CALIBRATION_MIN_CALLS = 3;
 /** The applied factor is clamped to this range: a ratio outside it says more about the caller. */
-export const CALIBRATION_FACTOR_MIN = 0.5;
-export const CALIBRATION_FACTOR_MAX = 2;
+const CALIBRATION_FACTOR_MIN = 0.5;
+const CALIBRATION_FACTOR_MAX = 2;
 
 export interface BudgetCalibration {
   /** What the raw estimate is multiplied by where the window is enforced (1: not applied). */

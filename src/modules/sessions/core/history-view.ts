@@ -86,7 +86,7 @@ export function renderHistory(input: {
  * Tokens of a thinking block sent back: its text, or for a redacted block its encrypted payload's
  * decoded size at ~4 bytes a token (the reasoning behind it is not readable). 0 for other blocks.
  */
-export function thinkingTokens(block: Block, estimator: TokenEstimator): number {
+function thinkingTokens(block: Block, estimator: TokenEstimator): number {
   if (block.type === 'thinking') return estimator.text(block.thinking);
   if (block.type === 'redacted_thinking') return Math.ceil((block.data.length * 3) / 4 / 4);
   return 0;

@@ -1,7 +1,7 @@
 // Tool-result offloading (docs/design.md §6.8): when a result is too big to keep inline, and the exact
 // reference text the transcript keeps instead. Pure.
 
-export const OFFLOAD_PREVIEW_CHARS = 200;
+const OFFLOAD_PREVIEW_CHARS = 200;
 
 /** The text of a tool_result's content when it is text only (a string or text blocks); else null. */
 export function toolResultText(content: unknown): string | null {

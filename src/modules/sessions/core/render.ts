@@ -20,18 +20,18 @@ export interface RenderableEntry {
   content: unknown;
 }
 
-export interface RenderedMessage {
+interface RenderedMessage {
   role: 'user' | 'assistant';
   content: ContentBlock[];
 }
 
-export interface RenderedMessageWithSeqs {
+interface RenderedMessageWithSeqs {
   message: RenderedMessage;
   /** Seqs of the entries merged into this message, ascending. */
   seqs: number[];
 }
 
-export interface RenderOptions {
+interface RenderOptions {
   /** Entries before this seq are not rendered (the lane's first kept entry). Default: all. */
   firstKeptSeq?: number;
   /** tool_result blocks of entries before this seq render as cleared references. Default: none. */

@@ -16,13 +16,13 @@ export interface TurnInput {
   lane_key?: string;
 }
 
-export interface ValidatedTurn {
+interface ValidatedTurn {
   laneKey: string;
   /** tool_use_id → tool name for each tool_result in the turn. */
   resultsFor: Record<string, string>;
 }
 
-export interface TurnSequenceResult {
+interface TurnSequenceResult {
   turns: ValidatedTurn[];
   state: TurnState;
   /** tool_use ids introduced by these turns (to check against the stored history). */

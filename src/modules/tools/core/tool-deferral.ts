@@ -6,7 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { TokenEstimator } from '../../../shared/tokens.js';
 
-export type ToolSource = 'builtin' | 'mcp' | 'skill';
+type ToolSource = 'builtin' | 'mcp' | 'skill';
 
 /**
  * A caller's tool as given: a client tool (name, input_schema, …) or a server tool (`type`), with
@@ -51,7 +51,7 @@ export interface DeferredTool {
   tokens: number;
 }
 
-export interface DeferralResult {
+interface DeferralResult {
   active: Anthropic.ToolUnion[];
   deferred: DeferredTool[];
   /** Tokens of the active tools' definitions. */

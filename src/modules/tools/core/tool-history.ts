@@ -5,7 +5,7 @@ import { asBlocks } from '../../sessions/core/history-view.js';
 import { searchTools, type CallerTool } from './tool-deferral.js';
 
 /** Entries scanned for tool_search calls whose matches are promoted this turn. */
-export const PROMOTION_WINDOW = 10;
+const PROMOTION_WINDOW = 10;
 
 export function toolHistory(
   entries: readonly { seq: number; content: unknown }[],
