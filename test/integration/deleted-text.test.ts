@@ -5,6 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
 import { at, ingest } from '../helpers/channel.js';
+import {
+  appendTurns,
+  channelSession,
+  fillerTurns,
+  memorySearchText,
+  memorySearchToolText,
+} from '../helpers/content-reads.js';
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -16,54 +23,10 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx?.close());
 
-async function session(channelId = `DT${++channelSeq}`) {
-  const response = await t.inject({
-    method: 'POST',
-    url: '/v1/sessions',
-    payload: { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: channelId },
-  });
-  expect(response.statusCode).toBeLessThan(300);
-  return { id: response.json().session.id as string, channelId, lane: `root:${channelId}` };
-}
-
-async function append(sessionId: string, turns: Record<string, unknown>[]) {
-  const response = await t.inject({
-    method: 'POST',
-    url: `/v1/sessions/${sessionId}/turns`,
-    payload: { turns },
-  });
-  expect(response.statusCode).toBe(201);
-}
-
-/** n filler turns alternating user/assistant. */
-const filler = (n: number, from: number) =>
-  Array.from({ length: n }, (_, k) => ({
-    role: (from + k) % 2 === 0 ? 'user' : 'assistant',
-    content: `Step ${from + k}: build ${2000 + from + k} touches /srv/svc-${from + k}/config.yaml for ticket OPS-${from + k}.`,
-  }));
+const session = (channelId = `DT${++channelSeq}`) => channelSession(t, channelId);
 
 const laneOf = async (sessionId: string, lane: string) =>
   (await t.inject({ url: `/v1/sessions/${sessionId}/lanes/${encodeURIComponent(lane)}` })).json();
-
-const search = async (query: string) => {
-  const response = await t.inject({
-    method: 'POST',
-    url: '/v1/memories/search',
-    payload: { query, max_results: 50, include_channel_messages: true },
-  });
-  expect(response.statusCode).toBe(200);
-  return JSON.stringify(response.json().results);
-};
-
-const memorySearchTool = async (sessionId: string, query: string) => {
-  const response = await t.inject({
-    method: 'POST',
-    url: `/v1/sessions/${sessionId}/tools/memory_search`,
-    payload: { input: { query, max_results: 50 } },
-  });
-  expect(response.statusCode).toBe(200);
-  return response.body;
-};
 
 const deleteMessage = async (channelId: string, messageId: string, minute: number) => {
   const response = await t.inject({
@@ -91,10 +54,10 @@ describe('a deleted message is gone from later turns', () => {
     const secret = `The vendor escrow passphrase is ${token}-77 for the harbor project rollout next week`;
     await ingest(t, s.channelId, [{ message_id: 'q1', ts: at(1), text: secret }]);
     // The user quotes the message in a turn of their own (not the message itself: no source).
-    await append(s.id, [
+    await appendTurns(t, s.id, [
       { role: 'user', content: `Ana wrote earlier: "${secret}". Should we rotate it before the rollout?` },
       { role: 'assistant', content: 'Yes, rotate it first.' },
-      ...filler(12, 2),
+      ...fillerTurns(12, 2),
     ]);
     const compacted = await t.inject({
       method: 'POST',
@@ -104,13 +67,13 @@ describe('a deleted message is gone from later turns', () => {
     expect(compacted.statusCode).toBe(200);
     // Before the delete the text is everywhere this test looks (so each check below can fail).
     expect((await laneOf(s.id, s.lane)).summary).toContain(token);
-    expect(await search(`${token} escrow passphrase`)).toContain(token);
-    expect(await memorySearchTool(s.id, `${token} escrow passphrase`)).toContain(token);
+    expect(await memorySearchText(t, `${token} escrow passphrase`)).toContain(token);
+    expect(await memorySearchToolText(t, s.id, `${token} escrow passphrase`)).toContain(token);
 
     await deleteMessage(s.channelId, 'q1', 5);
 
-    expect(await search(`${token} escrow passphrase`)).not.toContain(token);
-    expect(await memorySearchTool(s.id, `${token} escrow passphrase`)).not.toContain(token);
+    expect(await memorySearchText(t, `${token} escrow passphrase`)).not.toContain(token);
+    expect(await memorySearchToolText(t, s.id, `${token} escrow passphrase`)).not.toContain(token);
     const next = await t.inject({
       method: 'POST',
       url: `/v1/sessions/${s.id}/context`,
@@ -121,8 +84,8 @@ describe('a deleted message is gone from later turns', () => {
     expect(JSON.stringify(next.json().context)).not.toContain(token);
     expect((await laneOf(s.id, s.lane)).summary ?? '').not.toContain(token);
     // Later appends re-index the lane's newest chunk: the quote stays out.
-    await append(s.id, [{ role: 'assistant', content: 'Noted.' }, ...filler(4, 20)]);
-    expect(await search(`${token} escrow passphrase`)).not.toContain(token);
+    await appendTurns(t, s.id, [{ role: 'assistant', content: 'Noted.' }, ...fillerTurns(4, 20)]);
+    expect(await memorySearchText(t, `${token} escrow passphrase`)).not.toContain(token);
     const compactedAgain = await t.inject({
       method: 'POST',
       url: `/v1/sessions/${s.id}/compact`,
@@ -130,7 +93,7 @@ describe('a deleted message is gone from later turns', () => {
     });
     expect(compactedAgain.statusCode).toBe(200);
     expect((await laneOf(s.id, s.lane)).summary ?? '').not.toContain(token);
-    expect(await search(`${token} escrow passphrase`)).not.toContain(token);
+    expect(await memorySearchText(t, `${token} escrow passphrase`)).not.toContain(token);
   });
 
   it('quoted by a turn still in the view: not in the chunks or searches, before any context call', async () => {
@@ -138,14 +101,14 @@ describe('a deleted message is gone from later turns', () => {
     const token = 'MARBLEFINCH';
     const secret = `Door code for the lab storage room is ${token} 4471, change it monthly please`;
     await ingest(t, s.channelId, [{ message_id: 'v1', ts: at(1), text: secret }]);
-    await append(s.id, [
+    await appendTurns(t, s.id, [
       { role: 'user', content: `Quoting the channel: ${secret}` },
       { role: 'assistant', content: 'Understood.' },
     ]);
-    expect(await search(`${token} door code`)).toContain(token);
+    expect(await memorySearchText(t, `${token} door code`)).toContain(token);
     await deleteMessage(s.channelId, 'v1', 5);
-    expect(await search(`${token} door code`)).not.toContain(token);
-    expect(await memorySearchTool(s.id, `${token} door code`)).not.toContain(token);
+    expect(await memorySearchText(t, `${token} door code`)).not.toContain(token);
+    expect(await memorySearchToolText(t, s.id, `${token} door code`)).not.toContain(token);
   });
 });
 
@@ -154,14 +117,14 @@ describe('an edit of a summarized message', () => {
     const s = await session();
     const original = 'The budget for the offsite is 12,000 EUR and the venue is Lisbon';
     await ingest(t, s.channelId, [{ message_id: 'e1', ts: at(1), text: original }]);
-    await append(s.id, [
+    await appendTurns(t, s.id, [
       {
         role: 'user',
         content: original,
         source: { platform: 'slack', channel_id: s.channelId, message_id: 'e1' },
       },
       { role: 'assistant', content: 'Noted.' },
-      ...filler(12, 2),
+      ...fillerTurns(12, 2),
     ]);
     expect(
       (await t.inject({ method: 'POST', url: `/v1/sessions/${s.id}/compact`, payload: { wait: true } }))
@@ -194,6 +157,6 @@ describe('an edit of a summarized message', () => {
     expect(lane.summary_stale).toBe(false);
     expect(lane.summary).toContain('9,000');
     expect(lane.summary).not.toContain('12,000');
-    expect(await search('offsite budget Lisbon')).not.toContain('12,000');
+    expect(await memorySearchText(t, 'offsite budget Lisbon')).not.toContain('12,000');
   });
 });

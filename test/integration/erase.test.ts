@@ -8,6 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 import { at, ingest } from '../helpers/channel.js';
+import {
+  appendTurns,
+  channelSession,
+  fillerTurns,
+  memorySearchText,
+  memorySearchToolText,
+} from '../helpers/content-reads.js';
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -46,51 +53,8 @@ async function tablesHolding(needle: string): Promise<string[]> {
   return found;
 }
 
-async function session(tenant: TestTenant = t, channelId = `ER${++channelSeq}`) {
-  const response = await tenant.inject({
-    method: 'POST',
-    url: '/v1/sessions',
-    payload: { agent_id: 'bot', platform: 'slack', chat_type: 'channel', channel_id: channelId },
-  });
-  expect(response.statusCode).toBeLessThan(300);
-  return { id: response.json().session.id as string, channelId, lane: `root:${channelId}` };
-}
-
-async function append(sessionId: string, turns: Record<string, unknown>[]) {
-  const response = await t.inject({
-    method: 'POST',
-    url: `/v1/sessions/${sessionId}/turns`,
-    payload: { turns },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json();
-}
-
-const filler = (n: number, from: number) =>
-  Array.from({ length: n }, (_, k) => ({
-    role: (from + k) % 2 === 0 ? 'user' : 'assistant',
-    content: `Step ${from + k}: build ${2000 + from + k} touches /srv/svc-${from + k}/config.yaml for ticket OPS-${from + k}.`,
-  }));
-
-const search = async (query: string) => {
-  const response = await t.inject({
-    method: 'POST',
-    url: '/v1/memories/search',
-    payload: { query, max_results: 50, include_channel_messages: true },
-  });
-  expect(response.statusCode).toBe(200);
-  return JSON.stringify(response.json().results);
-};
-
-const tool = async (sessionId: string, query: string) => {
-  const response = await t.inject({
-    method: 'POST',
-    url: `/v1/sessions/${sessionId}/tools/memory_search`,
-    payload: { input: { query, max_results: 50 } },
-  });
-  expect(response.statusCode).toBe(200);
-  return response.body;
-};
+const session = (tenant: TestTenant = t, channelId = `ER${++channelSeq}`) =>
+  channelSession(tenant, channelId);
 
 const eraseMessage = (tenant: TestTenant, channelId: string, messageId: string, headers = {}) =>
   tenant.inject({
@@ -109,7 +73,7 @@ describe('DELETE /v1/channels/{platform}/{channelId}/messages/{messageId}/conten
     await ingest(t, s.channelId, [{ message_id: 'm1', ts: at(1), text: secret }]);
     // The message as a turn, a quote of it, a context call (payload logged, reply stored under a
     // key), a summary over them, and a memory a user wrote with the text.
-    await append(s.id, [
+    await appendTurns(t, s.id, [
       {
         role: 'user',
         content: secret,
@@ -126,7 +90,7 @@ describe('DELETE /v1/channels/{platform}/{channelId}/messages/{messageId}/conten
     expect(call.statusCode).toBe(200);
     expect(call.body).toContain(token);
     const callSeq = call.json().turn_seq as number;
-    await append(s.id, [{ role: 'assistant', content: 'See above.' }, ...filler(12, 4)]);
+    await appendTurns(t, s.id, [{ role: 'assistant', content: 'See above.' }, ...fillerTurns(12, 4)]);
     expect(
       (await t.inject({ method: 'POST', url: `/v1/sessions/${s.id}/compact`, payload: { wait: true } }))
         .statusCode,
@@ -169,8 +133,8 @@ describe('DELETE /v1/channels/{platform}/{channelId}/messages/{messageId}/conten
     expect(transcript.body).not.toContain(token);
     const messages = await t.inject({ url: `/v1/channels/slack/${s.channelId}/messages` });
     expect(messages.body).not.toContain(token);
-    expect(await search(`${token} acquisition target`)).not.toContain(token);
-    expect(await tool(s.id, `${token} acquisition target`)).not.toContain(token);
+    expect(await memorySearchText(t, `${token} acquisition target`)).not.toContain(token);
+    expect(await memorySearchToolText(t, s.id, `${token} acquisition target`)).not.toContain(token);
     const lane = (await t.inject({ url: `/v1/sessions/${s.id}/lanes/${encodeURIComponent(s.lane)}` })).json();
     expect(lane.summary ?? '').not.toContain(token);
     expect(lane.summary_stale).toBe(false);
@@ -230,8 +194,8 @@ describe('DELETE /v1/sessions/{id}/transcript/{seq}/content', () => {
     const s = await session();
     const token = 'LANTERNMOSS';
     const said = `The offsite venue we booked is the ${token} lodge and the bus leaves in June`;
-    await append(s.id, [{ role: 'user', content: 'Where is the offsite venue?' }]);
-    const appended = await append(s.id, [{ role: 'assistant', content: said }]);
+    await appendTurns(t, s.id, [{ role: 'user', content: 'Where is the offsite venue?' }]);
+    const appended = await appendTurns(t, s.id, [{ role: 'assistant', content: said }]);
     const seq = appended.entries[0].seq as number;
     expect(seq).toEqual(expect.any(Number));
     const call = await t.inject({
@@ -241,7 +205,7 @@ describe('DELETE /v1/sessions/{id}/transcript/{seq}/content', () => {
     });
     expect(call.body).toContain(token);
     const callSeq = call.json().turn_seq as number;
-    expect(await search(`${token} offsite venue lodge`)).toContain(token);
+    expect(await memorySearchText(t, `${token} offsite venue lodge`)).toContain(token);
 
     const erased = await eraseEntry(t, s.id, seq);
     expect(erased.statusCode).toBe(200);
@@ -250,7 +214,7 @@ describe('DELETE /v1/sessions/{id}/transcript/{seq}/content', () => {
     const transcript = (await t.inject({ url: `/v1/sessions/${s.id}/transcript?limit=100` })).json();
     const entry = JSON.stringify(transcript).includes('[content erased]');
     expect(entry).toBe(true);
-    expect(await search(`${token} offsite venue lodge`)).not.toContain(token);
+    expect(await memorySearchText(t, `${token} offsite venue lodge`)).not.toContain(token);
     const replay = await t.inject({ url: `/v1/sessions/${s.id}/context-log/${callSeq}/payload` });
     expect(replay.headers['content-erased']).toBe('true');
     expect(replay.body).not.toContain(token);
@@ -274,7 +238,7 @@ describe('DELETE /v1/sessions/{id}/transcript/{seq}/content', () => {
 
   it("404 for another tenant's session, an unknown session or seq; 400 for bad input", async () => {
     const s = await session();
-    await append(s.id, [{ role: 'user', content: 'an entry only its tenant may erase' }]);
+    await appendTurns(t, s.id, [{ role: 'user', content: 'an entry only its tenant may erase' }]);
     const foreign = await eraseEntry(other, s.id, 1);
     expect(foreign.statusCode).toBe(404);
     expect(errorOf(foreign).code).toBe('session.not_found');
