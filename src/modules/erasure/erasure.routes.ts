@@ -1,5 +1,6 @@
 // DELETE …/messages/{messageId}/content and DELETE /sessions/{id}/transcript/{seq}/content: erase a
 // channel message's or a transcript entry's content everywhere it is stored (docs/api.md).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKeyHeaders } from '../../http/idempotency-header.js';
 import { replyIdempotentRecorded } from '../../http/idempotency/idempotent-reply.js';
@@ -8,6 +9,22 @@ import { channelMessageParams, erasureReply, transcriptEntryParams } from './era
 
 const IDEMPOTENT =
   'Idempotent: erasing an erased target again changes nothing and answers 200 with the first erase record (`already_erased: true`).';
+
+/** Runs an erase once per Idempotency-Key (bound to the path) and answers its 200, recorded. */
+function replyErased<T>(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: string,
+  erase: () => Promise<T>,
+): Promise<FastifyReply> {
+  const write = { scope, request: request.params };
+  return replyIdempotentRecorded(services.idempotency, request, reply, write, async (record) => {
+    const out = { statusCode: 200, body: await erase() };
+    await record(out);
+    return out;
+  });
+}
 
 export function erasureRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -25,23 +42,12 @@ export function erasureRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        replyIdempotentRecorded(
-          services.idempotency,
-          request,
-          reply,
-          { scope: 'channels.message.erase', request: request.params },
-          async (record) => {
-            const out = {
-              statusCode: 200,
-              body: await services.erasure.eraseChannelMessage({
-                tenantId: request.tenantId,
-                ...request.params,
-                actor: request.apiKey,
-              }),
-            };
-            await record(out);
-            return out;
-          },
+        replyErased(services, request, reply, 'channels.message.erase', () =>
+          services.erasure.eraseChannelMessage({
+            tenantId: request.tenantId,
+            ...request.params,
+            actor: request.apiKey,
+          }),
         ),
     );
 
@@ -59,24 +65,13 @@ export function erasureRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        replyIdempotentRecorded(
-          services.idempotency,
-          request,
-          reply,
-          { scope: 'sessions.transcript.erase', request: request.params },
-          async (record) => {
-            const out = {
-              statusCode: 200,
-              body: await services.erasure.eraseTranscriptEntry({
-                tenantId: request.tenantId,
-                sessionId: request.params.id,
-                seq: request.params.seq,
-                actor: request.apiKey,
-              }),
-            };
-            await record(out);
-            return out;
-          },
+        replyErased(services, request, reply, 'sessions.transcript.erase', () =>
+          services.erasure.eraseTranscriptEntry({
+            tenantId: request.tenantId,
+            sessionId: request.params.id,
+            seq: request.params.seq,
+            actor: request.apiKey,
+          }),
         ),
     );
   };
