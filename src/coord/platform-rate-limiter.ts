@@ -55,8 +55,7 @@ export function limiterWindow(limit: number, periodSeconds = 60): { points: numb
   return { points: best.points, seconds: best.seconds };
 }
 
-const platformCallKey = (key: PlatformCallKey) =>
-  `${key.tenantId}:${key.platform}:${key.workspaceId ?? '-'}`;
+const platformCallKey = (key: PlatformCallKey) => `${key.tenantId}:${key.platform}:${key.workspaceId ?? '-'}`;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -96,10 +96,7 @@ export function clearingPoint(entries: readonly LaneEntry[], current: number, ke
  * material, notes): what was said. The token threshold measures this, so a turn carrying a large
  * retrieved block does not trigger a compaction by itself (its context is cleared instead).
  */
-function withoutRenderedContext(
-  entries: readonly LaneEntry[],
-  estimator: TokenEstimator,
-): LaneEntry[] {
+function withoutRenderedContext(entries: readonly LaneEntry[], estimator: TokenEstimator): LaneEntry[] {
   return entries.map((e) => {
     if (e.role !== 'user' || !Array.isArray(e.content)) return e;
     const blocks = (e.content as { type: string; text?: string }[]).filter(

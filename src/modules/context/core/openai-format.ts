@@ -4,8 +4,7 @@
 // tools have no OpenAI form and are left out.
 import type Anthropic from '@anthropic-ai/sdk';
 
-type OpenAIContentPart =
-  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+type OpenAIContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 type OpenAIMessage =
   | { role: 'system'; content: string }
