@@ -229,6 +229,11 @@ export const configSchema = z.object({
   RETENTION_DAYS: int(0),
   /** Context-log rows (and the payload parts only they used) older than this many days go, unless the tenant sets its own; 0: kept. */
   CONTEXT_LOG_RETENTION_DAYS: int(90),
+  /**
+   * Weekly partitions of the context log and its payload parts created ahead of the current week by
+   * each retention pass (and at start); a week past the longest context-log period is dropped whole.
+   */
+  CONTEXT_LOG_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(52).default(2),
   /** How long ingest event ids are remembered for dedupe; the hourly retention job prunes older ones. */
   INGEST_DEDUPE_WINDOW_MS: z.coerce
     .number()

@@ -7863,7 +7863,7 @@ export interface operations {
                     "application/json": {
                         /** @description channel messages, transcripts, idle sessions, derived memories and unused blobs older than this many days are deleted; 0: kept; null: RETENTION_DAYS */
                         conversation_days: number | null;
-                        /** @description context-log rows (and payload parts no remaining row names) older than this many days are deleted; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
+                        /** @description context-log rows older than this many days are deleted, and the payload parts of the weeks wholly older; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
                         context_log_days: number | null;
                         /** @description the periods in force (the tenant’s own, else the defaults); 0: kept */
                         effective: {
@@ -7935,7 +7935,7 @@ export interface operations {
                 "application/json": {
                     /** @description channel messages, transcripts, idle sessions, derived memories and unused blobs older than this many days are deleted; 0: kept; null: RETENTION_DAYS */
                     conversation_days: number | null;
-                    /** @description context-log rows (and payload parts no remaining row names) older than this many days are deleted; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
+                    /** @description context-log rows older than this many days are deleted, and the payload parts of the weeks wholly older; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
                     context_log_days: number | null;
                 };
             };
@@ -7950,7 +7950,7 @@ export interface operations {
                     "application/json": {
                         /** @description channel messages, transcripts, idle sessions, derived memories and unused blobs older than this many days are deleted; 0: kept; null: RETENTION_DAYS */
                         conversation_days: number | null;
-                        /** @description context-log rows (and payload parts no remaining row names) older than this many days are deleted; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
+                        /** @description context-log rows older than this many days are deleted, and the payload parts of the weeks wholly older; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS */
                         context_log_days: number | null;
                         /** @description the periods in force (the tenant’s own, else the defaults); 0: kept */
                         effective: {

@@ -4,7 +4,11 @@
 import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, jsonb, ts } from './schema-columns.js';
 
-/** Audit of context calls (§6.13): what the model saw at each turn. */
+/**
+ * Audit of context calls (§6.13): what the model saw at each turn. Partitioned by week of
+ * created_at (0023_partitioned_context_log, src/db/partitions.ts), so the key holds created_at too;
+ * a turn's seq is unique through its transcript entry.
+ */
 export const contextLog = pgTable(
   'context_log',
   {
@@ -25,7 +29,7 @@ export const contextLog = pgTable(
      * [key, JSON text of the value | count of parts]; null on rows logged before replay existed.
      */
     payloadLayout: text('payload_layout'),
-    /** SHA-256 of each array element, in payload order (rows of payload_parts). */
+    /** SHA-256 of each array element, in payload order (rows of payload_parts of the call's week). */
     payloadParts: text('payload_parts').array(),
     /**
      * What the reply said besides the payload and budget: the context by source (retrieved items
@@ -34,27 +38,30 @@ export const contextLog = pgTable(
     assembly: jsonb('assembly').$type<Record<string, unknown>>(),
   },
   (t) => [
-    primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq] }),
-    // Retention: the oldest rows of a tenant, and whether any row still names a payload part.
+    primaryKey({ columns: [t.tenantId, t.sessionId, t.turnSeq, t.createdAt] }),
+    // Retention: the oldest rows of a tenant (in the default partition and in weeks not dropped yet).
     index('context_log_created_idx').on(t.tenantId, t.createdAt),
-    index('context_log_parts_idx').using('gin', t.payloadParts),
   ],
 );
 
 /**
  * The elements of logged payloads' arrays (system blocks, messages, tools) by the SHA-256 of their
- * JSON text, once per tenant: a long session stores its system prompt and tool definitions once,
- * and each history message once while its rendering stays the same.
+ * JSON text, once per tenant and week: a long session stores its system prompt and tool
+ * definitions once a week, and each history message once a week while its rendering stays the
+ * same. Partitioned by `week` like context_log by created_at, so a week of calls and the parts
+ * they name are dropped together.
  */
 export const payloadParts = pgTable(
   'payload_parts',
   {
     tenantId: text('tenant_id').notNull(),
+    /** The week (Monday 00:00 UTC) of the calls that name this copy (src/db/partitions.ts weekStart). */
+    week: ts('week').notNull(),
     sha256: text('sha256').notNull(),
     body: text('body').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.sha256] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.week, t.sha256] })],
 );
 
 /** Stored replies for writes that carried an Idempotency-Key. */

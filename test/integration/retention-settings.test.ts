@@ -1,8 +1,9 @@
-// Retention periods per tenant: the context log and the payload parts only it named age out on
+// Retention periods per tenant: the context log and the payload parts of its weeks age out on
 // the tenant's own period (else CONTEXT_LOG_RETENTION_DAYS), and GET/PUT /v1/tenant/retention
 // reads and sets the periods, refusing bad input by field.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { weekStart } from '../../src/db/partitions.js';
 import { contextLog, payloadParts } from '../../src/db/schema.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
@@ -16,7 +17,11 @@ afterAll(async () => ctx?.close());
 const put = (tenant: TestTenant, payload: unknown) =>
   tenant.inject({ method: 'PUT', url: '/v1/tenant/retention', payload: payload as object });
 
-/** Two logged calls (60 and 10 days old) and five parts: a only in the old call, b in both, c in the new one, d and e in none (d old, e new). */
+/**
+ * Two logged calls (60 and 10 days old) and the parts of their weeks (a part is stored once per
+ * tenant and week): a and b in the old call's week, b and c in the new one's; d in a week 70 days
+ * back that no call names, e in the current week.
+ */
 async function seedLog(tenantId: string, now: Date) {
   const at = (days: number) => new Date(now.getTime() - days * DAY);
   const row = (turnSeq: number, days: number, parts: string[]) => ({
@@ -34,13 +39,20 @@ async function seedLog(tenantId: string, now: Date) {
   await ctx.deps.database.db.insert(payloadParts).values(
     (
       [
-        ['a', 61],
-        ['b', 61],
-        ['c', 11],
-        ['d', 61],
-        ['e', 1],
+        ['a', 60],
+        ['b', 60],
+        ['b', 10],
+        ['c', 10],
+        ['d', 70],
+        ['e', 0],
       ] as const
-    ).map(([sha256, days]) => ({ tenantId, sha256, body: `"${sha256}"`, createdAt: at(days) })),
+    ).map(([sha256, days]) => ({
+      tenantId,
+      week: weekStart(at(days)),
+      sha256,
+      body: `"${sha256}"`,
+      createdAt: at(days),
+    })),
   );
 }
 
@@ -55,7 +67,7 @@ async function stored(tenantId: string) {
 }
 
 describe('context-log retention', () => {
-  it('drops calls older than the tenant period and the parts no remaining call names', async () => {
+  it('drops calls older than the tenant period and the parts of the weeks past it', async () => {
     const now = ctx.clock.now();
     const short = await ctx.tenant();
     const defaults = await ctx.tenant();
@@ -67,14 +79,15 @@ describe('context-log retention', () => {
     const report = await ctx.app.services.retention.runRetention(now);
     expect(report.ran && { log: report.counts.context_log, parts: report.counts.payload_parts }).toEqual({
       log: 1,
-      parts: 2,
+      parts: 3,
     });
-    // 30 days: the 60-day-old call goes with part a (only it named a) and the unnamed old part d.
+    // 30 days: the 60-day-old call goes with its week's parts a and b, and the old week's d.
     expect(await stored(short.tenantId)).toEqual({ calls: [2], parts: ['b', 'c', 'e'] });
     // The default (90 days) keeps both calls and every part (none is older than 90 days).
-    expect(await stored(defaults.tenantId)).toEqual({ calls: [1, 2], parts: ['a', 'b', 'c', 'd', 'e'] });
-    // 0: kept for good.
-    expect(await stored(forever.tenantId)).toEqual({ calls: [1, 2], parts: ['a', 'b', 'c', 'd', 'e'] });
+    expect(await stored(defaults.tenantId)).toEqual({ calls: [1, 2], parts: ['a', 'b', 'b', 'c', 'd', 'e'] });
+    // 0: kept for good (and with it every weekly partition: none is dropped).
+    expect(await stored(forever.tenantId)).toEqual({ calls: [1, 2], parts: ['a', 'b', 'b', 'c', 'd', 'e'] });
+    expect(report.ran && report.partitions.dropped).toEqual([]);
   });
 });
 

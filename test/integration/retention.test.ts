@@ -215,6 +215,16 @@ describe('runRetention', () => {
       },
       // Nothing of the fixture holds a secret.
       redacted: { memories: 0, transcript_chunks: 0, channel_messages: 0 },
+      // The weeks of the context log and its parts: the current one and two ahead (the clock is
+      // on Thursday 2026-01-01; weeks start on Monday).
+      partitions: {
+        created: ['20251229', '20260105', '20260112'].flatMap((week) => [
+          `context_log_p${week}`,
+          `payload_parts_p${week}`,
+        ]),
+        dropped: [],
+        failed: [],
+      },
     });
     expect(await remaining(purged.tenantId)).toEqual({
       messages: ['media', 'new'],
@@ -235,6 +245,7 @@ describe('runRetention', () => {
     // A second pass finds nothing more.
     const again = await ctx.app.services.retention.runRetention(now);
     expect(again.ran && Object.values(again.counts).every((n) => n === 0)).toBe(true);
+    expect(again.ran && again.partitions).toEqual({ created: [], dropped: [], failed: [] });
   });
 
   it('lets one run win when several start at once', async () => {

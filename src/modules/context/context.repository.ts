@@ -4,6 +4,7 @@ import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { builtStatements, slot } from '../../db/prepared.js';
 import { contextLog, payloadParts, sessions, type CostTotals } from '../../db/schema.js';
+import { weekStart } from '../../db/partitions.js';
 import { laneStateJoin, type LaneStateRow } from '../lanes/lanes.repository.js';
 import type { CacheState, CostReport } from './core/cost-model.js';
 import { lexemesOfRow, lexemesSql } from '../memory/search.repository.js';
@@ -286,8 +287,9 @@ export function createContextRepository(db: Executor) {
     },
 
     /**
-     * Stores the parts of a logged payload the tenant does not hold yet: their hashes are looked up
-     * first, so a turn sends only its new messages, not the whole history again.
+     * Stores the parts of a logged payload the tenant does not hold yet in the week of `at` (the
+     * call's created_at; src/db/partitions.ts): their hashes are looked up first, so a turn sends
+     * only its new messages, not the whole history again.
      */
     async storePayloadParts(
       { tenantId, parts, at }: { tenantId: string; parts: PayloadPart[]; at: Date },
@@ -295,12 +297,14 @@ export function createContextRepository(db: Executor) {
     ): Promise<void> {
       const unique = [...new Map(parts.map((p) => [p.sha256, p])).values()];
       if (unique.length === 0) return;
+      const week = weekStart(at);
       const held = await tx
         .select({ sha256: payloadParts.sha256 })
         .from(payloadParts)
         .where(
           and(
             eq(payloadParts.tenantId, tenantId),
+            eq(payloadParts.week, week),
             inArray(
               payloadParts.sha256,
               unique.map((p) => p.sha256),
@@ -313,7 +317,7 @@ export function createContextRepository(db: Executor) {
       // A concurrent turn of the tenant may store the same part first: same hash, same bytes.
       await tx
         .insert(payloadParts)
-        .values(missing.map((p) => ({ tenantId, sha256: p.sha256, body: p.body, createdAt: at })))
+        .values(missing.map((p) => ({ tenantId, week, sha256: p.sha256, body: p.body, createdAt: at })))
         .onConflictDoNothing();
     },
 
@@ -327,6 +331,7 @@ export function createContextRepository(db: Executor) {
           sha256: contextLog.payloadSha256,
           layout: contextLog.payloadLayout,
           parts: contextLog.payloadParts,
+          createdAt: contextLog.createdAt,
         })
         .from(contextLog)
         .where(
@@ -346,7 +351,11 @@ export function createContextRepository(db: Executor) {
               .select({ sha256: payloadParts.sha256, body: payloadParts.body })
               .from(payloadParts)
               .where(
-                and(eq(payloadParts.tenantId, tenantId), inArray(payloadParts.sha256, [...new Set(hashes)])),
+                and(
+                  eq(payloadParts.tenantId, tenantId),
+                  eq(payloadParts.week, weekStart(row.createdAt)),
+                  inArray(payloadParts.sha256, [...new Set(hashes)]),
+                ),
               );
       const bodies = new Map(found.map((r) => [r.sha256, r.body]));
       if (hashes.some((h) => !bodies.has(h))) throw new Error(`payload part missing for turn ${turnSeq}`);

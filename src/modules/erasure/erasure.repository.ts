@@ -178,19 +178,20 @@ export function createErasureRepository(db: Executor) {
       return rows.length;
     },
 
-    /** Payload parts of the context log holding a form: their bodies scrubbed (hash kept). */
+    /** Payload parts of the context log holding a form (each week's copy): their bodies scrubbed (hash kept). */
     async scrubPayloadParts(p: { tenantId: string; forms: string[] }, tx: Executor): Promise<number> {
       if (p.forms.length === 0) return 0;
-      const rows = await queryRows<{ sha256: string; body: string }>(
+      const rows = await queryRows<{ week: string; sha256: string; body: string }>(
         tx,
-        sql`select sha256, body from payload_parts d
+        sql`select week::text as week, sha256, body from payload_parts d
             where tenant_id = ${p.tenantId} and ${holdsAny(sql`d.body`, JSON.stringify(p.forms))}`,
       );
       for (const r of rows) {
         const body = JSON.stringify(eraseFrom(JSON.parse(r.body) as unknown, p.forms));
         await queryRows(
           tx,
-          sql`update payload_parts set body = ${body} where tenant_id = ${p.tenantId} and sha256 = ${r.sha256}`,
+          sql`update payload_parts set body = ${body} where tenant_id = ${p.tenantId}
+            and week = ${r.week}::timestamptz and sha256 = ${r.sha256}`,
         );
       }
       return rows.length;

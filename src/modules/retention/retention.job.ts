@@ -5,7 +5,7 @@ import type { RetentionService } from './retention.service.js';
 
 export function registerRetentionJob(
   app: FastifyInstance,
-  retention: Pick<RetentionService, 'runRetention'>,
+  retention: Pick<RetentionService, 'runRetention' | 'preparePartitions'>,
   options: { enabled: boolean; intervalMs: number },
 ): void {
   let timer: NodeJS.Timeout | undefined;
@@ -24,6 +24,17 @@ export function registerRetentionJob(
   };
   app.addHook('onReady', async () => {
     if (!options.enabled) return;
+    // This week's partitions and those ahead at once, not an interval later (a failure is logged;
+    // rows go to the default partition meanwhile and the next pass tries again).
+    running = retention
+      .preparePartitions()
+      .then((created) => {
+        if (created.length > 0) app.log.info({ created }, 'context-log partitions created');
+      })
+      .catch((error: unknown) => app.log.warn({ err: error }, 'creating context-log partitions failed'))
+      .finally(() => {
+        running = null;
+      });
     timer = setInterval(tick, options.intervalMs);
     timer.unref();
   });

@@ -2,6 +2,7 @@
 // Every method deletes at most `batch` rows and returns how many it deleted; the service loops.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
+import { WEEK_MS, dropWeeklyPartitions, ensureWeeklyPartitions } from '../../db/partitions.js';
 
 /** Memory types derived from conversations (summaries, slot state): they age out with them. */
 export const DERIVED_MEMORY_TYPES = ['lane_summary', 'session_summary', 'thread_state'] as const;
@@ -39,7 +40,11 @@ const AGED = {
   },
   ingest_events: { table: 'ingest_events', key: ['tenant_id', 'source', 'event_id'], time: 'received_at' },
   lock_leases: { table: 'lock_leases', key: ['tenant_id', 'resource'], time: 'expires_at' },
-  context_log: { table: 'context_log', key: ['tenant_id', 'session_id', 'turn_seq'], time: 'created_at' },
+  context_log: {
+    table: 'context_log',
+    key: ['tenant_id', 'session_id', 'turn_seq', 'created_at'],
+    time: 'created_at',
+  },
   idempotency_records: {
     table: 'idempotency_records',
     key: ['tenant_id', 'scope', 'key'],
@@ -99,19 +104,29 @@ export function createRetentionRepository(db: Executor) {
     },
 
     /**
-     * Payload parts of the tenant stored before the cutoff that no context-log row names any more
-     * (a part is stored once and named by every later call that repeats it).
+     * Payload parts of the tenant in weeks that ended at or before the cutoff: only calls of the
+     * same week name a part (src/db/partitions.ts), and those are older than the cutoff too. The
+     * parts of the week the cutoff falls in stay until that week is past it.
      */
-    async deleteUnusedParts(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+    async deleteAgedParts(p: { tenantId: string; before: Date; batch: number }, tx: Executor = db) {
+      const lastWeek = new Date(p.before.getTime() - WEEK_MS);
       return run(
-        sql`delete from payload_parts where (tenant_id, sha256) in (
-          select p.tenant_id, p.sha256 from payload_parts p
-          where p.tenant_id = ${p.tenantId} and p.created_at < ${iso(p.before)}
-            and not exists (select 1 from context_log l
-              where l.payload_parts @> array[p.sha256] and l.tenant_id = p.tenant_id)
+        sql`delete from payload_parts where (tenant_id, week, sha256) in (
+          select tenant_id, week, sha256 from payload_parts
+          where tenant_id = ${p.tenantId} and week <= ${iso(lastWeek)}
           limit ${p.batch}) returning 1`,
         tx,
       );
+    },
+
+    /** The weekly partitions of the week of `now` and the `ahead` weeks after it; the names created. */
+    ensurePartitions(p: { now: Date; ahead: number }, tx: Executor = db) {
+      return ensureWeeklyPartitions(tx, p);
+    },
+
+    /** Drops the weekly partitions of weeks that ended at or before `before`; the names dropped. */
+    dropPartitions(p: { before: Date }, tx: Executor = db) {
+      return dropWeeklyPartitions(tx, p);
     },
 
     /**

@@ -15,7 +15,7 @@ export const retentionSettingsBody = z
       'channel messages, transcripts, idle sessions, derived memories and unused blobs older than this many days are deleted; 0: kept; null: RETENTION_DAYS',
     ),
     context_log_days: period.describe(
-      'context-log rows (and payload parts no remaining row names) older than this many days are deleted; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS',
+      'context-log rows older than this many days are deleted, and the payload parts of the weeks wholly older; 0: kept; null: CONTEXT_LOG_RETENTION_DAYS',
     ),
   })
   .strict();

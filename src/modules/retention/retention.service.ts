@@ -3,7 +3,9 @@
 // entries, chunks, idle sessions, derived memories, orphan blobs, emptied channels with their
 // backfill marks, and directory entries older than it; per tenant with a
 // context-log period (its own, else CONTEXT_LOG_RETENTION_DAYS), context-log rows older than it and
-// the payload parts no remaining row names; for everyone, expired memories, orphan chunks, the
+// the payload parts of the weeks past it; for everyone, whole weekly partitions of the context log
+// and its parts past the longest context-log period in force (src/db/partitions.ts), after
+// creating those of the current week and CONTEXT_LOG_PARTITIONS_AHEAD weeks ahead, expired memories, orphan chunks, the
 // versions of emptied search scopes, summarizer spend of months over a year back, ingest dedupe
 // keys older than
 // INGEST_DEDUPE_WINDOW_MS and Idempotency-Key replies older than IDEMPOTENCY_TTL_MS. Safe to start on every instance: one run at a time wins the
@@ -59,8 +61,22 @@ export interface RetentionSettings {
 /** Stored search documents whose text the current redaction rules changed, per source. */
 export type RedactedCounts = Record<RedactedSource, number>;
 
+/** Weekly partitions created and dropped by a pass, and the steps that failed (tried next pass). */
+export interface PartitionReport {
+  created: string[];
+  dropped: string[];
+  failed: string[];
+}
+
 export type RetentionReport =
-  | { ran: true; tenants: number; counts: RetentionCounts; redacted: RedactedCounts; complete: boolean }
+  | {
+      ran: true;
+      tenants: number;
+      counts: RetentionCounts;
+      redacted: RedactedCounts;
+      partitions: PartitionReport;
+      complete: boolean;
+    }
   | { ran: false; reason: 'locked' };
 
 const emptyCounts = (): RetentionCounts => ({
@@ -90,7 +106,11 @@ export function createRetentionService(deps: {
   clock: Clock;
   config: Pick<
     Config,
-    'INGEST_DEDUPE_WINDOW_MS' | 'IDEMPOTENCY_TTL_MS' | 'RETENTION_DAYS' | 'CONTEXT_LOG_RETENTION_DAYS'
+    | 'INGEST_DEDUPE_WINDOW_MS'
+    | 'IDEMPOTENCY_TTL_MS'
+    | 'RETENTION_DAYS'
+    | 'CONTEXT_LOG_RETENTION_DAYS'
+    | 'CONTEXT_LOG_PARTITIONS_AHEAD'
   >;
 }) {
   const { retention, locks, config } = deps;
@@ -127,7 +147,18 @@ export function createRetentionService(deps: {
     return redacted;
   };
 
+  const failure = (step: string, error: unknown) =>
+    `${step}: ${error instanceof Error ? error.message : String(error)}`;
+
   return {
+    /**
+     * The weekly partitions of the current week and CONTEXT_LOG_PARTITIONS_AHEAD weeks ahead (each
+     * pass does it too; the job calls it at start). Concurrent callers take turns.
+     */
+    async preparePartitions(now: Date = deps.clock.now()): Promise<string[]> {
+      return retention.ensurePartitions({ now, ahead: config.CONTEXT_LOG_PARTITIONS_AHEAD });
+    },
+
     /** One pass; `now` is the reference time (tests pass their clock's). */
     async runRetention(now: Date = deps.clock.now()): Promise<RetentionReport> {
       const lock = await locks.acquire('retention', { ttlMs: LOCK_TTL_MS, waitMs: 0 });
@@ -142,16 +173,38 @@ export function createRetentionService(deps: {
           if (n < BATCH) return;
         }
       };
+      const partitions: PartitionReport = { created: [], dropped: [], failed: [] };
       try {
         const tenants = await retention.tenantPeriods();
         const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS);
+        try {
+          partitions.created = await retention.ensurePartitions({
+            now,
+            ahead: config.CONTEXT_LOG_PARTITIONS_AHEAD,
+          });
+        } catch (error) {
+          partitions.failed.push(failure('create', error));
+        }
+        // A week is dropped whole once past the longest context-log period in force (the default's
+        // too: tenants without a row of their own); none while any period keeps the log for good.
+        const longest = [
+          config.CONTEXT_LOG_RETENTION_DAYS,
+          ...tenants.map((t) => effective(t).context_log_days),
+        ];
+        if (!longest.includes(0) && !lock.signal.aborted) {
+          try {
+            partitions.dropped = await retention.dropPartitions({ before: cutoff(Math.max(...longest)) });
+          } catch (error) {
+            partitions.failed.push(failure('drop', error));
+          }
+        }
         let withRetention = 0;
         for (const tenant of tenants) {
           const periods = effective(tenant);
           if (periods.context_log_days > 0) {
             const p = { tenantId: tenant.id, before: cutoff(periods.context_log_days), batch: BATCH };
             await drain('context_log', () => retention.deleteAged('context_log', p));
-            await drain('payload_parts', () => retention.deleteUnusedParts(p));
+            await drain('payload_parts', () => retention.deleteAgedParts(p));
           }
           if (periods.conversation_days <= 0) continue;
           withRetention += 1;
@@ -184,7 +237,14 @@ export function createRetentionService(deps: {
           await drain(kind, () => retention.deleteAged(kind, { before, batch: BATCH }));
         }
         const redacted = await redactStoredSearch(() => lock.signal.aborted);
-        return { ran: true, tenants: withRetention, counts, redacted, complete: !lock.signal.aborted };
+        return {
+          ran: true,
+          tenants: withRetention,
+          counts,
+          redacted,
+          partitions,
+          complete: !lock.signal.aborted,
+        };
       } finally {
         await lock.release();
       }
