@@ -139,3 +139,29 @@ export interface SearchCandidate {
   textRank: number;
   matchedTerms: boolean[];
 }
+
+/** A search candidate's columns as selected (message_id, ts_ms, author_id, author_name, reply_count, reactions). */
+export type CandidateRow = {
+  message_id: string;
+  ts_ms: number;
+  author_id: string | null;
+  author_name: string | null;
+  reply_count: number;
+  reactions: Record<string, number>;
+};
+
+/** A candidate from its row, with its text rank and which terms it matched. */
+export const toCandidate = (
+  row: CandidateRow,
+  textRank: number,
+  matchedTerms: boolean[],
+): SearchCandidate => ({
+  messageId: row.message_id,
+  ts: Number(row.ts_ms),
+  authorId: row.author_id,
+  authorName: row.author_name,
+  replyCount: Number(row.reply_count),
+  reactions: row.reactions ?? {},
+  textRank,
+  matchedTerms,
+});

@@ -15,6 +15,8 @@ import {
   topLevel,
   type ChannelRow,
   type ChannelScope,
+  toCandidate,
+  type CandidateRow,
   type SearchCandidate,
   type StoredMessage,
   type MessageRow,
@@ -261,16 +263,7 @@ export function createChannelsRepository(db: Executor) {
         perTerm.map((q) => sql`tsv @@ ${q}`),
         sql`, `,
       );
-      const rows = await queryRows<{
-        message_id: string;
-        ts_ms: number;
-        author_id: string | null;
-        author_name: string | null;
-        reply_count: number;
-        reactions: Record<string, number>;
-        text_rank: number;
-        matched: boolean[] | string;
-      }>(
+      const rows = await queryRows<CandidateRow & { text_rank: number; matched: boolean[] | string }>(
         tx,
         // Unprepared: the text varies with the number of terms, and the best plan with their rarity.
         unprepared(
@@ -280,16 +273,7 @@ export function createChannelsRepository(db: Executor) {
                   where ${sql.join(conditions, sql` and `)} order by ts desc limit ${scope.limit}) c`,
         ),
       );
-      return rows.map((row) => ({
-        messageId: row.message_id,
-        ts: Number(row.ts_ms),
-        authorId: row.author_id,
-        authorName: row.author_name,
-        replyCount: Number(row.reply_count),
-        reactions: row.reactions ?? {},
-        textRank: Number(row.text_rank),
-        matchedTerms: parseBoolArray(row.matched),
-      }));
+      return rows.map((row) => toCandidate(row, Number(row.text_rank), parseBoolArray(row.matched)));
     },
 
     /** Recent visible messages as candidates (search with no usable terms), newest first. */
@@ -300,28 +284,12 @@ export function createChannelsRepository(db: Executor) {
       const conditions = [scopeWhere(scope), visible];
       if (scope.since !== undefined) conditions.push(sql`ts >= to_timestamp(${scope.since} / 1000.0)`);
       if (scope.laneKey) conditions.push(sql`lane_key = ${scope.laneKey}`);
-      const rows = await queryRows<{
-        message_id: string;
-        ts_ms: number;
-        author_id: string | null;
-        author_name: string | null;
-        reply_count: number;
-        reactions: Record<string, number>;
-      }>(
+      const rows = await queryRows<CandidateRow>(
         tx,
         sql`select message_id, ${epochMs(sql`ts`)} as ts_ms, author_id, author_name, reply_count, reactions
             from channel_messages where ${sql.join(conditions, sql` and `)} order by ts desc limit ${scope.limit}`,
       );
-      return rows.map((row) => ({
-        messageId: row.message_id,
-        ts: Number(row.ts_ms),
-        authorId: row.author_id,
-        authorName: row.author_name,
-        replyCount: Number(row.reply_count),
-        reactions: row.reactions ?? {},
-        textRank: 0,
-        matchedTerms: [],
-      }));
+      return rows.map((row) => toCandidate(row, 0, []));
     },
 
     /** Distinct author names per thread root (for thread summaries of search results). */
