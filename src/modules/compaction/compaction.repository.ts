@@ -8,6 +8,13 @@ import { compactionRuns, contextLog, memories, sessions, transcriptEntries } fro
 
 const TURN_KINDS = ['message', 'context_attachment'];
 
+/** The conditions of a session's compaction records. */
+const compactionRecordsOf = (tenantId: string, sessionId: string) => [
+  eq(transcriptEntries.tenantId, tenantId),
+  eq(transcriptEntries.sessionId, sessionId),
+  eq(transcriptEntries.kind, 'compaction'),
+];
+
 export function createCompactionRepository(db: Executor) {
   return {
     /** A lane's conversation entries in [fromSeq, toSeq), oldest first. */
@@ -94,9 +101,7 @@ export function createCompactionRepository(db: Executor) {
         .from(transcriptEntries)
         .where(
           and(
-            eq(transcriptEntries.tenantId, params.tenantId),
-            eq(transcriptEntries.sessionId, params.sessionId),
-            eq(transcriptEntries.kind, 'compaction'),
+            ...compactionRecordsOf(params.tenantId, params.sessionId),
             gt(transcriptEntries.seq, params.afterSeq ?? 0),
             ...(params.laneKey !== undefined ? [eq(transcriptEntries.laneKey, params.laneKey)] : []),
           ),
@@ -111,9 +116,7 @@ export function createCompactionRepository(db: Executor) {
         .from(transcriptEntries)
         .where(
           and(
-            eq(transcriptEntries.tenantId, params.tenantId),
-            eq(transcriptEntries.sessionId, params.sessionId),
-            eq(transcriptEntries.kind, 'compaction'),
+            ...compactionRecordsOf(params.tenantId, params.sessionId),
             eq(transcriptEntries.laneKey, params.laneKey),
           ),
         );
