@@ -166,11 +166,27 @@ async function retryWriteConflicts<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Work to run once a top-level transaction has committed, by its transaction object. */
+const commitWork = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `work` once the transaction `tx` has committed (nothing if it rolls back; an attempt rolled
+ * back for a conflict drops what it registered, and its retry registers again); on the database
+ * itself or a savepoint, at once. For background work that must see the transaction's writes
+ * (queueing a job whose worker reads them); `work` must not throw.
+ */
+export function afterCommit(tx: Executor, work: () => void): void {
+  const list = commitWork.get(tx);
+  if (list) list.push(work);
+  else work();
+}
+
 /**
  * The database with its top-level transactions retried on a write conflict: `transaction(fn)` runs
  * `fn` again in a new transaction, so a callback writes only through its transaction (what it
  * computes besides is computed again). Savepoints (`tx.transaction`) are not retried: the
- * conflict aborts the whole transaction, which is retried from its start.
+ * conflict aborts the whole transaction, which is retried from its start. Work registered with
+ * `afterCommit` runs after the commit.
  */
 function retryingTransactions(db: Db): Db {
   return new Proxy(db, {
@@ -178,8 +194,23 @@ function retryingTransactions(db: Db): Db {
       const value = Reflect.get(target, key, receiver) as unknown;
       if (key !== 'transaction') return value;
       const transaction = value as Db['transaction'];
-      return ((fn, config) =>
-        retryWriteConflicts(() => transaction.call(target, fn, config))) as Db['transaction'];
+      return (async (fn, config) => {
+        let committed: (() => void)[] = [];
+        const result = await retryWriteConflicts(() => {
+          const work: (() => void)[] = [];
+          committed = work;
+          return transaction.call(
+            target,
+            (tx) => {
+              commitWork.set(tx, work);
+              return fn(tx);
+            },
+            config,
+          );
+        });
+        for (const work of committed) work();
+        return result;
+      }) as Db['transaction'];
     },
   });
 }

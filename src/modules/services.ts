@@ -1,6 +1,7 @@
 // Builds every service from the deps: the one place where modules are wired together.
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../deps.js';
+import { afterCommit } from '../db/client.js';
 import { createContextServices } from './context/context.module.js';
 import { createContextRepository } from './context/context.repository.js';
 import { createTenantsRepository } from './tenants/tenants.repository.js';
@@ -92,8 +93,11 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
   const { compaction } = compactionModule;
   // Edits and deletes mark the summaries that cover them stale; a deleted text still in a lane's
   // view makes that lane compact before its next payload (docs/compaction.md).
-  channelServices.ingest.addChangeHook((tx, { tenantId, messages }) =>
-    compaction.onChannelMessagesChanged(
+  // A summary that covers a deleted message is rebuilt at once by a background job (queued after
+  // the commit, so its worker sees the stale mark), not at the idle lane's next compaction: until
+  // then search, the inspector and the lane view could serve what it said in other words.
+  channelServices.ingest.addChangeHook(async (tx, { tenantId, messages }) => {
+    const rebuild = await compaction.onChannelMessagesChanged(
       {
         tenantId,
         at: deps.clock.now(),
@@ -110,8 +114,16 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
         }),
       },
       tx,
-    ),
-  );
+    );
+    const bySession = new Map<string, string[]>();
+    for (const lane of rebuild)
+      bySession.set(lane.sessionId, [...(bySession.get(lane.sessionId) ?? []), lane.laneKey]);
+    if (bySession.size === 0) return;
+    afterCommit(tx, () => {
+      for (const [sessionId, laneKeys] of bySession)
+        void compaction.schedule({ tenantId, sessionId, reason: 'purge', laneKeys });
+    });
+  });
   // Then the transcript chunks holding those messages, or quoting a deleted one, are rebuilt (after
   // the marks, so they read the lanes' scrub_texts).
   channelServices.ingest.addChangeHook((tx, params) => chunks.onChannelMessagesChanged(tx, params));
@@ -131,8 +143,14 @@ export function createServices(deps: AppDeps, log?: Pick<FastifyBaseLogger, 'war
     repo: createErasureRepository(db),
     ingest: channelServices.ingest,
     chunks,
+    // Rebuilt now; when that fails (another compaction held the session too long), by a job.
     compactLanes: ({ tenantId, sessionId, laneKeys }) =>
-      compaction.compact({ tenantId, sessionId, laneKeys, trigger: 'purge', wait: true }),
+      compaction
+        .compact({ tenantId, sessionId, laneKeys, trigger: 'purge', wait: true })
+        .catch(async (error: unknown) => {
+          await compaction.schedule({ tenantId, sessionId, reason: 'purge', laneKeys });
+          throw error;
+        }),
     clock: deps.clock,
     ids: deps.ids,
     ...(log ? { log } : {}),

@@ -134,7 +134,7 @@ export function createErasureService(deps: {
       bySession.set(lane.session_id, [...(bySession.get(lane.session_id) ?? []), lane.lane_key]);
     for (const [sessionId, laneKeys] of bySession) {
       // The summary was scrubbed and marked stale in the erase; this rebuilds it now. A failure
-      // (a compaction already running) leaves the stale mark to the next compaction.
+      // (a compaction holding the session past the wait) queues the rebuild as a job.
       await deps.compactLanes({ tenantId, sessionId, laneKeys }).catch((error: unknown) => {
         deps.log?.warn({ err: error, session_id: sessionId }, 'summary rebuild after an erase deferred');
       });

@@ -295,8 +295,8 @@ export function createLanesRepository(db: Executor) {
         at: Date;
       },
       tx: Executor,
-    ): Promise<number> {
-      if (params.changes.length === 0) return 0;
+    ): Promise<{ sessionId: string; laneKey: string }[]> {
+      if (params.changes.length === 0) return [];
       const rows = await queryRows<{
         session_id: string;
         lane_key: string;
@@ -360,7 +360,11 @@ export function createLanesRepository(db: Executor) {
           tx,
         );
       }
-      return rows.length;
+      // A summary covering a deleted message (quoting it, or saying it in other words) is rebuilt
+      // now, not at the lane's next compaction: the caller queues it after the commit.
+      return rows
+        .filter((r) => r.deleted_in_summary)
+        .map((r) => ({ sessionId: r.session_id, laneKey: r.lane_key }));
     },
 
     scrubLaneSummary,
