@@ -133,7 +133,11 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
   return {
     /** The english-config lexemes of a text (stop words dropped, stems), in order of first use. */
     async lexemesOf(text: string, tx: Executor = db): Promise<string[]> {
-      const [row] = await queryRows<{ lexemes: unknown }>(tx, sql`select ${lexemesSql(text)} as lexemes`);
+      // Built once per executor (every search without the caller's lexemes runs it).
+      const statement = built(tx, 'lexemes', (on) =>
+        rawStatement<{ lexemes: unknown }>(on, sql`select ${lexemesSql(slot('text'))} as lexemes`),
+      );
+      const [row] = await rowsOf(statement.execute({ text }));
       return lexemesOfRow(row?.lexemes);
     },
 
