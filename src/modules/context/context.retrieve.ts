@@ -30,19 +30,23 @@ export function retrievalLimit(cap: number): number {
 /**
  * Retrieved tokens per call when the caller sets no `max_context_tokens`. Retrieved material is
  * sent after the turn's cache breakpoint, so every token of it is billed at the full input price
- * on every call (docs/cost-model.md): ten times a token of cached history. A small block of what
- * matches well is what the model can use; the caller's cap, when given, is the room instead.
+ * on every call (docs/cost-model.md), while a token of history in the cached prefix costs a tenth
+ * on a warm call: a small block of what matches well is what the model can use; the caller's cap,
+ * when given, is the room instead. Measured against recall and cost in docs/benchmarks.md
+ * ("Sizing retrieval").
  */
 export const DEFAULT_RETRIEVAL_TOKENS = 1_500;
 
 /**
- * Without a caller's cap a hit must be relevant enough to be worth its tokens: at least half as
- * relevant as the best hit of this search, and above a floor that only noise falls under (the
- * relevance is BM25 over the query's total term weight, damped by age: 1.0 is every query term
- * matched once). Below it an item shares a common word or two with the message (small talk
- * matching small talk). With a cap the caller asked for the room to be used, best first.
+ * Without a caller's cap a hit must be relevant enough to be worth its tokens: above a floor that
+ * small talk matching small talk falls under, and at least a quarter as relevant as the best hit of
+ * this search (the relevance is BM25 over the query's total term weight, damped by age: 1.0 is
+ * every query term matched once). A question's evidence often shares one word of several with it:
+ * at half the best, most of what a 24k window's payloads missed was left out here, while most of
+ * what the retrieved block cost on chatty turns scored under 0.15 (docs/benchmarks.md, "Sizing
+ * retrieval"). With a cap the caller asked for the room to be used, best first.
  */
-export const DEFAULT_RELEVANCE = { floor: 0.1, shareOfBest: 0.5 } as const;
+export const DEFAULT_RELEVANCE = { floor: 0.15, shareOfBest: 0.25 } as const;
 
 /** The tokens retrieved material may take in this call. */
 export function retrievalCap(maxContextTokens: number | undefined): number {

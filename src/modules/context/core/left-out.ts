@@ -19,7 +19,7 @@ type LeftOutReason = (typeof leftOutReasons)[number];
 /** What each reason means (the reply's schema and the inspector say it in these words). */
 export const LEFT_OUT_REASON_TEXT: Record<LeftOutReason, string> = {
   below_relevance:
-    'scored under the relevance floor (without max_context_tokens: at least half the best hit and 0.1)',
+    'scored under the relevance floor (without max_context_tokens: at least a quarter of the best hit and 0.15)',
   over_limit: 'ranked past the number of candidates retrieval keeps for its token cap',
   lane_summary:
     "a lane summary: this lane's own is the payload's summary block (or include.lane_summaries is false)",
