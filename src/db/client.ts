@@ -251,9 +251,17 @@ function statement(
     (result ??= scope.retryReads
       ? retryWriteConflicts(() => (scope.readOnly ? retryConnectionLoss(attempt, () => true) : attempt()))
       : attempt());
+  return deferredQuery(() => (valuesMode = true), settle);
+}
+
+/**
+ * What drizzle awaits in place of `unsafe(…)`: `values()` (array rows) is called before the first
+ * await, and `settle` runs the statement when it is awaited.
+ */
+function deferredQuery(onValues: () => void, settle: () => Promise<unknown>) {
   const pending = {
     values() {
-      valuesMode = true;
+      onValues();
       return pending;
     },
     then<A, B>(onValue?: (value: unknown) => A, onError?: (error: unknown) => B) {
@@ -385,16 +393,7 @@ function replicaClient(
               return run(primary);
             }
           })());
-        const pending = {
-          values() {
-            valuesMode = true;
-            return pending;
-          },
-          then<A, B>(onValue?: (value: unknown) => A, onError?: (error: unknown) => B) {
-            return settle().then(onValue, onError);
-          },
-        };
-        return pending;
+        return deferredQuery(() => (valuesMode = true), settle);
       };
     },
   });
