@@ -11,9 +11,9 @@ import postgres from 'postgres';
 import { DatabaseTimeoutError, databaseFailure } from '../shared/errors.js';
 import * as schema from './schema.js';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 /** What a repository method runs on: the database or an open transaction. */
 export type Executor = Db | Tx;
 
@@ -84,7 +84,7 @@ export interface DatabaseOptions {
  * Marks a query to be parsed and planned on every execution: variable-shape SQL (a search whose
  * text depends on the number of terms) and queries whose best plan depends on their parameters.
  */
-export const UNPREPARED_MARK = '/* unprepared */';
+const UNPREPARED_MARK = '/* unprepared */';
 export const unprepared = (query: SQL): SQL => drizzleSql`${drizzleSql.raw(UNPREPARED_MARK)} ${query}`;
 
 /** Queries above these sizes are run unprepared: their text usually varies with the input's length. */
@@ -340,7 +340,7 @@ function wrapClient(
 }
 
 /** After a replica failure, reads go to the primary this long before the replica is tried again. */
-export const REPLICA_RETRY_MS = 5_000;
+const REPLICA_RETRY_MS = 5_000;
 /** Connection failures, and a standby cancelling a read that conflicts with recovery (40001). */
 const REPLICA_UNREACHABLE = new Set([
   'ECONNREFUSED',
@@ -400,7 +400,7 @@ function replicaClient(
 }
 
 /** Connections of Database.genericPlanDb (beside `maxConnections`): opened when first used. */
-export const GENERIC_PLAN_CONNECTIONS = 4;
+const GENERIC_PLAN_CONNECTIONS = 4;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {

@@ -20,7 +20,7 @@ export const WEEK_MS = 7 * DAY_MS;
 const LOCK_TIMEOUT = '5s';
 
 /** The partitioned tables and the column each is partitioned by. */
-export const PARTITIONED_TABLES = [
+const PARTITIONED_TABLES = [
   { table: 'context_log', column: 'created_at' },
   { table: 'payload_parts', column: 'week' },
 ] as const;
@@ -33,13 +33,13 @@ export function weekStart(at: Date): Date {
 }
 
 /** `context_log_p20261123` for the week starting 2026-11-23. */
-export function partitionName(table: PartitionedTable, week: Date): string {
+function partitionName(table: PartitionedTable, week: Date): string {
   return `${table}_p${week.toISOString().slice(0, 10).replaceAll('-', '')}`;
 }
 
 const NAME = /^(context_log|payload_parts)_p(\d{4})(\d{2})(\d{2})$/;
 
-export interface WeeklyPartition {
+interface WeeklyPartition {
   table: PartitionedTable;
   name: string;
   week: Date;

@@ -26,7 +26,7 @@ export type ContextLogRow = typeof contextLog.$inferSelect;
 type AgentSection = { name: string; content: string; cacheable: boolean };
 
 /** What a context call reads first, in one statement (ContextRepository.loadTurn). */
-export interface TurnLoad {
+interface TurnLoad {
   session: typeof sessions.$inferSelect;
   /** The lane the turn belongs to, as far as stored state tells: see loadTurn. */
   laneKey: string;

@@ -5,7 +5,7 @@ import { queryRows, type Executor } from '../../db/client.js';
 import { WEEK_MS, dropWeeklyPartitions, ensureWeeklyPartitions } from '../../db/partitions.js';
 
 /** Memory types derived from conversations (summaries, slot state): they age out with them. */
-export const DERIVED_MEMORY_TYPES = ['lane_summary', 'session_summary', 'thread_state'] as const;
+const DERIVED_MEMORY_TYPES = ['lane_summary', 'session_summary', 'thread_state'] as const;
 
 /** Row count of a raw `execute` result on either driver. */
 function countOf(result: unknown): number {
@@ -51,7 +51,7 @@ const AGED = {
     time: 'created_at',
   },
 } as const;
-export type AgedKind = keyof typeof AGED;
+type AgedKind = keyof typeof AGED;
 
 /** A tenant's own retention periods in days (null: the configured default; 0: kept). */
 export interface TenantRetention {

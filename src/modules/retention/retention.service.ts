@@ -31,7 +31,7 @@ const BATCH = 2_000;
 /** Rows re-redacted a page: each is redacted in JS (some 50 µs per KB), so pages stay short. */
 const REDACT_BATCH = 200;
 
-export interface RetentionCounts {
+interface RetentionCounts {
   channel_messages: number;
   transcript_entries: number;
   transcript_chunks: number;
@@ -52,23 +52,23 @@ export interface RetentionCounts {
 }
 
 /** A tenant's retention periods as the API shows them: its own (null: the default) and in effect. */
-export interface RetentionSettings {
+interface RetentionSettings {
   conversation_days: number | null;
   context_log_days: number | null;
   effective: { conversation_days: number; context_log_days: number };
 }
 
 /** Stored search documents whose text the current redaction rules changed, per source. */
-export type RedactedCounts = Record<RedactedSource, number>;
+type RedactedCounts = Record<RedactedSource, number>;
 
 /** Weekly partitions created and dropped by a pass, and the steps that failed (tried next pass). */
-export interface PartitionReport {
+interface PartitionReport {
   created: string[];
   dropped: string[];
   failed: string[];
 }
 
-export type RetentionReport =
+type RetentionReport =
   | {
       ran: true;
       tenants: number;

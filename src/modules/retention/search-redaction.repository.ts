@@ -13,7 +13,7 @@ export type RedactedSource = (typeof REDACTED_SOURCES)[number];
 /** Where a page ended: the last row's key (resume after it). */
 export type PageKey = string[];
 
-export interface PageResult {
+interface PageResult {
   /** Rows read (a page shorter than the batch is the last). */
   read: number;
   /** Rows whose stored text the rules changed. */

@@ -10,7 +10,7 @@
 export const BM25_K1 = 0.9;
 export const BM25_B = 0.4;
 /** Age at which the recency factor is halfway between 1 and its floor. */
-export const RECENCY_HALF_LIFE_MS = 30 * 24 * 3_600_000;
+const RECENCY_HALF_LIFE_MS = 30 * 24 * 3_600_000;
 /** Share of the score that recency can take away from an old item (0: recency ignored). */
 export const RECENCY_WEIGHT = 0.1;
 
@@ -26,7 +26,7 @@ export interface CorpusStats {
 /** In a large scope, only lexemes in at most this share of the table's rows bring candidates in… */
 export const RARE_TERM_SHARE = 0.02;
 /** …and at most this many of them (the rarest), so the GIN walks a bounded set of posting lists. */
-export const RARE_TERMS_MAX = 3;
+const RARE_TERMS_MAX = 3;
 
 /**
  * The lexemes whose documents are candidates in a large scope, rarest first: those that Postgres'
@@ -53,7 +53,7 @@ export function idf(documents: number, frequency: number): number {
 }
 
 /** A document's occurrences of each lexeme: a map, or a record such as a candidate row's `tf`. */
-export type TermFrequencies = ReadonlyMap<string, number> | Readonly<Record<string, number>>;
+type TermFrequencies = ReadonlyMap<string, number> | Readonly<Record<string, number>>;
 
 const frequencyOf = (tf: TermFrequencies, lexeme: string): number =>
   tf instanceof Map
