@@ -1,7 +1,12 @@
 // Redaction corpus: secrets that must go, and look-alikes that must survive untouched.
 import { describe, expect, it } from 'vitest';
 import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
-import { passesLuhn, redactSecrets, type RedactionKind } from '../../src/modules/memory/core/redaction.js';
+import {
+  passesLuhn,
+  redactContent,
+  redactSecrets,
+  type RedactionKind,
+} from '../../src/modules/memory/core/redaction.js';
 import { COMMENT_FILTER, presetMessageKinds } from '../../src/modules/memory/core/secretlint-preset.js';
 
 const truePositives: { name: string; input: string; secret: string; kind: RedactionKind }[] = [
@@ -285,4 +290,22 @@ describe('redactSecrets on adversarial text', () => {
       expect(performance.now() - started).toBeLessThan(1_000);
     },
   );
+});
+
+describe('redactContent', () => {
+  it('redacts a compaction record: the identifiers a summary left out are said text too', () => {
+    const token = 'npm_7S1l8U68PUvOHGxVRaaAhphJUlT8n6Ix3jV9';
+    const record = {
+      type: 'compaction',
+      summary: 'publish with [REDACTED:npm_token] please',
+      identifiers: { total: 1, kept: 0, missing: [token] },
+      key_terms: { slice: { total: 1, kept: 0, missing: [token] } },
+    };
+    const out = JSON.stringify(redactContent(record));
+    expect(out).not.toContain(token);
+    expect(out).toContain('[REDACTED:npm_token]');
+    // Thinking blocks stay as they are (their signature covers them).
+    const thinking = [{ type: 'thinking', thinking: `it was ${token}`, signature: 'sig' }];
+    expect(redactContent(thinking)).toBe(thinking);
+  });
 });

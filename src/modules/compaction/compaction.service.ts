@@ -19,6 +19,7 @@ import { identifierSurvival } from './core/identifiers.js';
 import { keyTermSurvival } from './core/salience.js';
 import { entrySaid, entryText } from './core/chunking.js';
 import { fitSummaryText } from './core/summary-doc.js';
+import { redactText } from '../memory/core/redaction.js';
 import type { CompactionSettings, LaneEntry, Summarizer, SummaryResult } from './core/types.js';
 
 type CompactionTrigger = 'api' | 'tool' | 'job' | 'blocked' | 'purge' | 'cold';
@@ -190,14 +191,18 @@ function skippedOutcome(state: LaneStateRow, { kept, plan, beforeTokens }: LaneR
   };
 }
 
-/** Identifiers and key terms (of this slice and of all the summary covers) the new summary keeps. */
+/**
+ * Identifiers and key terms (of this slice and of all the summary covers) the new summary keeps.
+ * Read from the turns' redacted text, as the summarizer wrote from: the ones missing are listed in
+ * the compaction record, which the transcript returns, so a secret must not be one of them.
+ */
 function summarySurvival({ summary, summarized, covered }: LaneSummary): SummarySurvival {
   if (!summary) return { identifiers: null, terms: null };
   return {
-    identifiers: identifierSurvival(summarized.map(entryText), summary.text),
+    identifiers: identifierSurvival(summarized.map((e) => redactText(entryText(e))), summary.text),
     terms: {
-      slice: keyTermSurvival(summarized.map(entrySaid), summary.text),
-      cumulative: keyTermSurvival(covered.map(entrySaid), summary.text),
+      slice: keyTermSurvival(summarized.map((e) => redactText(entrySaid(e))), summary.text),
+      cumulative: keyTermSurvival(covered.map((e) => redactText(entrySaid(e))), summary.text),
     },
   };
 }

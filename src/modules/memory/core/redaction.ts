@@ -144,6 +144,10 @@ function redactBlock(block: unknown): unknown {
       const input = redactStrings(b.input);
       return input === b.input ? block : { ...b, input };
     }
+    // A compaction record (the transcript's): its summary, and the identifiers and terms a summary
+    // left out, which records written before their source was redacted hold as said.
+    case 'compaction':
+      return redactStrings(block);
     default:
       return block;
   }
