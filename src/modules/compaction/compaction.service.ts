@@ -199,10 +199,19 @@ function skippedOutcome(state: LaneStateRow, { kept, plan, beforeTokens }: LaneR
 function summarySurvival({ summary, summarized, covered }: LaneSummary): SummarySurvival {
   if (!summary) return { identifiers: null, terms: null };
   return {
-    identifiers: identifierSurvival(summarized.map((e) => redactText(entryText(e))), summary.text),
+    identifiers: identifierSurvival(
+      summarized.map((e) => redactText(entryText(e))),
+      summary.text,
+    ),
     terms: {
-      slice: keyTermSurvival(summarized.map((e) => redactText(entrySaid(e))), summary.text),
-      cumulative: keyTermSurvival(covered.map((e) => redactText(entrySaid(e))), summary.text),
+      slice: keyTermSurvival(
+        summarized.map((e) => redactText(entrySaid(e))),
+        summary.text,
+      ),
+      cumulative: keyTermSurvival(
+        covered.map((e) => redactText(entrySaid(e))),
+        summary.text,
+      ),
     },
   };
 }
