@@ -69,3 +69,30 @@ describe('module boundaries', () => {
     expect(await syntax('src/http/idempotency/x.ts', handWritten)).toHaveLength(0);
   });
 });
+
+describe('function length', () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `  total += ${i};`).join('\n');
+  /** A function of `n` code lines between its braces (and a comment and a blank line, not counted). */
+  const step = (n: number) =>
+    `export function step(): number {\n  let total = 0;\n  // a comment\n\n${lines(n - 2)}\n  return total;\n}\n`;
+  async function tooLong(filePath: string, code: string): Promise<number> {
+    const [result] = await eslint.lintText(code, { filePath });
+    return result!.messages.filter((m) => m.ruleId === 'house/max-lines-per-function').length;
+  }
+
+  it('refuses a function over 120 lines of code, outside route registration', async () => {
+    expect(await tooLong('src/modules/sessions/x.service.ts', step(118))).toBe(0);
+    expect(await tooLong('src/modules/sessions/x.service.ts', step(119))).toBe(1);
+    expect(await tooLong('src/modules/sessions/x.routes.ts', step(119))).toBe(0);
+    expect(await tooLong('test/unit/x.test.ts', step(119))).toBe(0);
+  });
+
+  it('counts a factory closure by closure', async () => {
+    const inner = (name: string, n: number) =>
+      `  function ${name}() {\n    let total = 0;\n${lines(n)}\n    return total;\n  }\n`;
+    const factory = (n: number) =>
+      `export function createX() {\n${inner('a', 60)}${inner('b', n)}  return { a, b };\n}\n`;
+    expect(await tooLong('src/modules/sessions/x.service.ts', factory(60))).toBe(0);
+    expect(await tooLong('src/modules/sessions/x.service.ts', factory(130))).toBe(1);
+  });
+});
