@@ -18,48 +18,44 @@ import type { LanesRepository } from '../lanes/lanes.repository.js';
 import type { ContextRequest, LoggedAssembly } from './context.types.js';
 import { BackgroundCommitDuringAssembly } from './context.errors.js';
 
-// eslint-disable-next-line house/max-lines-per-function -- the record step of the context call, split with it
-function appendUserTurn(
-  deps: {
-    transcript: Pick<TranscriptService, 'appendTurns'>;
-    manifest: Pick<ManifestService, 'record'>;
-    context: ContextRepository;
-    lanes: Pick<LanesRepository, 'markContextAttached' | 'clearPendingSlot'>;
-    clock: Clock;
-  },
-  params: {
-    tenantId: string;
-    sessionId: string;
-    request: ContextRequest;
-    result: AssembleResult;
-    session: SessionRow;
-    lane: { version: number; summaryVersion: number };
-    laneKey: string;
-    sha: string;
-    /** The payload's expected cost and the prompt cache it leaves (core/cost-model.ts). */
-    billed: BilledRequest;
-    /** The payload's bytes, the ones `sha` is taken over (stored for replay). */
-    payloadText: string;
-    model: string;
-    /** Assembly's "now" (the anchor's time); the log's created_at is the clock's. */
-    now: Date;
-    /** The request's tools: the deferred ones are logged with their schemas. */
-    callerTools: readonly { name?: string; input_schema?: unknown }[];
-    /** Runs last in the transaction with the turn's seq (the Idempotency-Key record). */
-    onCommit: (tx: Executor, seq: number) => Promise<void>;
-  },
-) {
-  const { context } = deps;
-  const { tenantId, sessionId, request, result, session, lane, laneKey, sha, model, now } = params;
-  const stored = splitPayload(params.payloadText);
-  const calledAt = deps.clock.now();
-  const deferredTools = result.deferred_tools.map((d) => ({
-    ...d,
-    input_schema: params.callerTools.find((t) => t.name === d.name)?.input_schema,
-  }));
+interface RecordDeps {
+  transcript: Pick<TranscriptService, 'appendTurns'>;
+  manifest: Pick<ManifestService, 'record'>;
+  context: ContextRepository;
+  lanes: Pick<LanesRepository, 'markContextAttached' | 'clearPendingSlot'>;
+  clock: Clock;
+}
+
+interface RecordParams {
+  tenantId: string;
+  sessionId: string;
+  request: ContextRequest;
+  result: AssembleResult;
+  session: SessionRow;
+  lane: { version: number; summaryVersion: number };
+  laneKey: string;
+  sha: string;
+  /** The payload's expected cost and the prompt cache it leaves (core/cost-model.ts). */
+  billed: BilledRequest;
+  /** The payload's bytes, the ones `sha` is taken over (stored for replay). */
+  payloadText: string;
+  model: string;
+  /** Assembly's "now" (the anchor's time); the log's created_at is the clock's. */
+  now: Date;
+  /** The request's tools: the deferred ones are logged with their schemas. */
+  callerTools: readonly { name?: string; input_schema?: unknown }[];
+  /** Runs last in the transaction with the turn's seq (the Idempotency-Key record). */
+  onCommit: (tx: Executor, seq: number) => Promise<void>;
+}
+
+/** The user turn as assembly rendered it, appended with the call's records in its transaction. */
+function appendUserTurn(deps: RecordDeps, params: RecordParams) {
+  const { request, result, laneKey } = params;
+  // Split and timed before the transaction, which should hold its locks for the writes alone.
+  const logged = { stored: splitPayload(params.payloadText), calledAt: deps.clock.now() };
   return deps.transcript.appendTurns({
-    tenantId,
-    sessionId,
+    tenantId: params.tenantId,
+    sessionId: params.sessionId,
     turns: [
       {
         role: 'user',
@@ -73,89 +69,117 @@ function appendUserTurn(
     notify: false,
     onAppended: async (tx, { entries: written, session: updated }) => {
       const seq = written[0]!.seq;
-      // Assembly read the session at nextSeq; a turn appended since means this payload
-      // would not contain it: refuse rather than log a payload the transcript contradicts. When
-      // every entry appended since is a compaction record (each commit appends one and counts
-      // one), the bot did nothing concurrently: the call assembles again (context.service.ts).
-      if (
-        seq !== session.nextSeq &&
-        updated.compactionCount - session.compactionCount === seq - session.nextSeq
-      ) {
-        throw new BackgroundCommitDuringAssembly();
-      }
-      if (seq !== session.nextSeq) {
-        throw conflict(
-          'context.concurrent_turn',
-          'another turn was appended while this context was assembled; retry',
-          {
-            expected_seq: session.nextSeq,
-            actual_seq: seq,
-          },
-        );
-      }
-      await context.storePayloadParts({ tenantId, parts: stored.parts, at: calledAt }, tx);
-      await context.recordCost(
-        { tenantId, sessionId, cache: params.billed.state, cost: params.billed.cost },
-        tx,
-      );
-      await context.insertLog(
-        {
-          tenantId,
-          sessionId,
-          turnSeq: seq,
-          laneKey,
-          laneVersion: lane.version,
-          payloadSha256: sha,
-          budget: { ...result.budget, deferred_tools: deferredTools },
-          model,
-          createdAt: calledAt,
-          anchorAt: now,
-          payloadLayout: stored.layout,
-          payloadParts: stored.parts.map((p) => p.sha256),
-          assembly: {
-            context: result.context,
-            cache: result.cache,
-            notes: result.notes,
-            attachments: result.attachments,
-            left_out: result.left_out,
-          } satisfies LoggedAssembly,
-        },
-        tx,
-      );
-      for (const a of result.attachments) {
-        if (a.disposition !== 'attached') continue;
-        await deps.manifest.record(
-          {
-            tenantId,
-            sessionId,
-            artifactId: a.artifact_id,
-            contentHash: a.sha256,
-            displayName: a.display_name,
-            mediaType: a.media_type,
-            sourceMessageId: a.source_message_id,
-            sourceThreadId: a.source_thread_id,
-            includedAtTurn: seq,
-          },
-          tx,
-        );
-      }
-      if (result.context.snapshot === 'attached') {
-        await deps.lanes.markContextAttached(
-          { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, seq, at: now },
-          tx,
-        );
-      }
-      // The slot this turn answered is consumed, so the next turn does not see it again;
-      // only at the version assembly read, so a slot set meanwhile stays pending.
-      if (result.context.pending_slot) {
-        await deps.lanes.clearPendingSlot(
-          { tenantId, sessionId, laneKey, at: now, version: lane.version },
-          tx,
-        );
-      }
+      refuseTurnsAppendedMeanwhile(params.session, updated, seq);
+      await logCall(deps, params, { ...logged, seq }, tx);
+      await recordAttachedMedia(deps, params, seq, tx);
+      await markLane(deps, params, seq, tx);
       await params.onCommit(tx, seq);
     },
   });
+}
+
+/**
+ * Assembly read the session at nextSeq; a turn appended since means this payload would not contain
+ * it: refuse rather than log a payload the transcript contradicts. When every entry appended since
+ * is a compaction record (each commit appends one and counts one), the bot did nothing
+ * concurrently: the call assembles again (context.service.ts).
+ */
+function refuseTurnsAppendedMeanwhile(
+  read: Pick<SessionRow, 'nextSeq' | 'compactionCount'>,
+  updated: Pick<SessionRow, 'compactionCount'>,
+  seq: number,
+): void {
+  if (seq === read.nextSeq) return;
+  if (updated.compactionCount - read.compactionCount === seq - read.nextSeq) {
+    throw new BackgroundCommitDuringAssembly();
+  }
+  throw conflict(
+    'context.concurrent_turn',
+    'another turn was appended while this context was assembled; retry',
+    {
+      expected_seq: read.nextSeq,
+      actual_seq: seq,
+    },
+  );
+}
+
+/** The audit row (payload parts for replay, budget, cost, what the context held) and the session's cost. */
+async function logCall(
+  deps: RecordDeps,
+  params: RecordParams,
+  { stored, calledAt, seq }: { stored: ReturnType<typeof splitPayload>; calledAt: Date; seq: number },
+  tx: Executor,
+) {
+  const { context } = deps;
+  const { tenantId, sessionId, result } = params;
+  const deferredTools = result.deferred_tools.map((d) => ({
+    ...d,
+    input_schema: params.callerTools.find((t) => t.name === d.name)?.input_schema,
+  }));
+  await context.storePayloadParts({ tenantId, parts: stored.parts, at: calledAt }, tx);
+  await context.recordCost({ tenantId, sessionId, cache: params.billed.state, cost: params.billed.cost }, tx);
+  await context.insertLog(
+    {
+      tenantId,
+      sessionId,
+      turnSeq: seq,
+      laneKey: params.laneKey,
+      laneVersion: params.lane.version,
+      payloadSha256: params.sha,
+      budget: { ...result.budget, deferred_tools: deferredTools },
+      model: params.model,
+      createdAt: calledAt,
+      anchorAt: params.now,
+      payloadLayout: stored.layout,
+      payloadParts: stored.parts.map((p) => p.sha256),
+      assembly: {
+        context: result.context,
+        cache: result.cache,
+        notes: result.notes,
+        attachments: result.attachments,
+        left_out: result.left_out,
+      } satisfies LoggedAssembly,
+    },
+    tx,
+  );
+}
+
+/** The manifest rows of the media this turn attached (sent from now on as references). */
+async function recordAttachedMedia(deps: RecordDeps, params: RecordParams, seq: number, tx: Executor) {
+  for (const a of params.result.attachments) {
+    if (a.disposition !== 'attached') continue;
+    await deps.manifest.record(
+      {
+        tenantId: params.tenantId,
+        sessionId: params.sessionId,
+        artifactId: a.artifact_id,
+        contentHash: a.sha256,
+        displayName: a.display_name,
+        mediaType: a.media_type,
+        sourceMessageId: a.source_message_id,
+        sourceThreadId: a.source_thread_id,
+        includedAtTurn: seq,
+      },
+      tx,
+    );
+  }
+}
+
+/**
+ * The lane's attached-context marker, and the pending slot this turn answered consumed so the next
+ * turn does not see it again: only at the version assembly read, so a slot set meanwhile stays.
+ */
+async function markLane(deps: RecordDeps, params: RecordParams, seq: number, tx: Executor) {
+  const { tenantId, sessionId, laneKey, lane, now, result } = params;
+  if (result.context.snapshot === 'attached') {
+    await deps.lanes.markContextAttached(
+      { tenantId, sessionId, laneKey, summaryVersion: lane.summaryVersion, seq, at: now },
+      tx,
+    );
+  }
+  if (result.context.pending_slot) {
+    await deps.lanes.clearPendingSlot({ tenantId, sessionId, laneKey, at: now, version: lane.version }, tx);
+  }
 }
 
 /** The turn recorded (above), inside a `record` span. */

@@ -108,128 +108,78 @@ export const NEIGHBOUR_HITS = 100;
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
+interface RetrieveParams {
+  session: SessionRow;
+  laneKey: string;
+  query: string;
+  /** The query's lexemes (memorySearch.lexemes), when already known. */
+  lexemes: string[] | null;
+  /** The session's scope versions (ContextRepository.loadTurn), for the held scope copies. */
+  scopeVersions?: Readonly<Record<string, number>>;
+  now: Date;
+  limit: number;
+  /** The least score a hit needs given the best one's; lower ones are left out with their neighbours. */
+  minScore: (best: number) => number;
+  include: NonNullable<ContextRequest['include']>;
+}
+
+type Retrieved = { items: RetrievedItem[]; leftOut: LeftOutCandidate[] };
+
+/**
+ * Retrieval: the session's memories and, beside them, its transcript chunks and channel messages
+ * (two searches at once), the relevant ones best first within the limit, then the channel hits'
+ * neighbours.
+ */
 export function createRetriever(deps: {
   memorySearch: Pick<MemorySearchService, 'searchMemory'>;
   channels?: Pick<ChannelsService, 'neighbours'>;
 }) {
-  // eslint-disable-next-line house/max-lines-per-function -- the retrieval step, split with the cost policy
-  return async function retrieve(params: {
-    session: SessionRow;
-    laneKey: string;
-    query: string;
-    /** The query's lexemes (memorySearch.lexemes), when already known. */
-    lexemes: string[] | null;
-    /** The session's scope versions (ContextRepository.loadTurn), for the held scope copies. */
-    scopeVersions?: Readonly<Record<string, number>>;
-    now: Date;
-    limit: number;
-    /** The least score a hit needs given the best one's; lower ones are left out with their neighbours. */
-    minScore: (best: number) => number;
-    include: NonNullable<ContextRequest['include']>;
-  }): Promise<{ items: RetrievedItem[]; leftOut: LeftOutCandidate[] }> {
-    const { session, laneKey, query, lexemes, now, limit, include, scopeVersions, minScore } = params;
-    const scopes = visibleMemoryScopes(session);
+  /** Both searches, with the session's scopes and filters. */
+  function search(params: RetrieveParams) {
+    const { session, laneKey, query, lexemes, now, limit, include, scopeVersions } = params;
     const hasChannel = Boolean(session.platform && session.channelId);
     const otherSources = [
       ...(include.memories === false ? [] : ['transcript_chunks' as const]),
       ...(include.channel_search === false || !hasChannel ? [] : ['channel_messages' as const]),
     ];
-    const [memories, other] = await Promise.all([
+    const common = {
+      tenantId: session.tenantId,
+      query,
+      ...(lexemes ? { lexemes } : {}),
+      ...(scopeVersions ? { scopeVersions } : {}),
+      laneKey,
+      now,
+      ranking: CONTEXT_RANKING,
+      snippets: false,
+    };
+    return Promise.all([
       include.memories === false
         ? null
         : deps.memorySearch.searchMemory({
-            tenantId: session.tenantId,
-            query,
-            ...(lexemes ? { lexemes } : {}),
-            ...(scopeVersions ? { scopeVersions } : {}),
+            ...common,
             sources: ['memories'],
-            filters: { scopes },
-            laneKey,
-            now,
-            ranking: CONTEXT_RANKING,
-            snippets: false,
-            // Over-fetch: this lane's own summary is dropped below.
+            filters: { scopes: visibleMemoryScopes(session) },
+            // Over-fetch: this lane's own summary is dropped (relevantHits).
             maxResults: Math.min(MAX_RETRIEVAL, limit * 3),
           }),
       otherSources.length === 0
         ? null
         : deps.memorySearch.searchMemory({
-            tenantId: session.tenantId,
-            query,
-            ...(lexemes ? { lexemes } : {}),
-            ...(scopeVersions ? { scopeVersions } : {}),
+            ...common,
             sources: otherSources,
             filters: {
               sessionKey: session.sessionKey,
               ...(hasChannel ? { platform: session.platform!, channelId: session.channelId! } : {}),
             },
-            laneKey,
-            now,
-            ranking: CONTEXT_RANKING,
-            snippets: false,
             maxResults: limit,
           }),
     ]);
-    // What search leaves out, and why (core/left-out.ts): listed by the inspector.
-    const leftOut: LeftOutCandidate[] = [];
-    const leave = (r: SearchResult, reason: LeftOutCandidate['reason']) =>
-      leftOut.push({ kind: itemKind(r), id: r.id, score: r.score, text: r.text, reason });
-    const visible = (r: SearchResult) => {
-      if (r.kind !== 'memory' || r.source.type !== 'lane_summary') return true;
-      // This lane's own summary is already the payload's first message.
-      if (include.lane_summaries !== false && r.lane_key !== laneKey) return true;
-      leave(r, 'lane_summary');
-      return false;
-    };
-    const found = [...(memories?.results ?? []).filter(visible), ...(other?.results ?? [])];
-    const least = minScore(found.reduce((best, r) => Math.max(best, r.score), 0));
-    const relevant: SearchResult[] = [];
-    for (const r of found) {
-      if (r.score >= least) relevant.push(r);
-      else leave(r, 'below_relevance');
-    }
-    const ranked = relevant.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    for (const r of ranked.slice(limit)) leave(r, 'over_limit');
-    const results = ranked.length > limit ? ranked.slice(0, limit) : ranked;
-    // Each item written out whole (no spread of a shared base): this runs for every candidate.
-    const items = results.map((r): RetrievedItem => {
-      if (r.kind === 'channel_message') {
-        return {
-          id: r.id,
-          text: r.text,
-          score: r.score,
-          lane_key: r.lane_key,
-          ts: r.time,
-          kind: 'channel_message',
-          source: 'channel',
-          author: (r.source.author_name as string | null) ?? (r.source.author_id as string | null) ?? null,
-          message_id: String(r.source.message_id),
-        };
-      }
-      if (r.kind === 'transcript_chunk') {
-        return {
-          id: r.id,
-          text: r.text,
-          score: r.score,
-          lane_key: r.lane_key,
-          ts: r.time,
-          kind: 'transcript',
-          source: 'conversation',
-          seq_range: [Number(r.source.first_seq), Number(r.source.last_seq)],
-        };
-      }
-      return {
-        id: r.id,
-        text: r.text,
-        score: r.score,
-        lane_key: r.lane_key,
-        ts: r.time,
-        kind: 'memory',
-        source: `memory:${String(r.source.type)}`,
-      };
-    });
+  }
+
+  /** The channel hits' neighbours join the items at a share of their hit's score. */
+  async function withNeighbours(session: SessionRow, items: RetrievedItem[]): Promise<RetrievedItem[]> {
     const hits = items.filter((i) => i.kind === 'channel_message').slice(0, NEIGHBOUR_HITS);
-    if (!deps.channels || hits.length === 0) return { items, leftOut };
+    if (!deps.channels || hits.length === 0) return items;
     const rows = await deps.channels.neighbours({
       tenantId: session.tenantId,
       platform: session.platform!,
@@ -257,10 +207,85 @@ export function createRetriever(deps: {
         message_id: row.messageId,
       });
     }
+    return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  }
+
+  return async function retrieve(params: RetrieveParams): Promise<Retrieved> {
+    const [memories, other] = await search(params);
+    const { results, leftOut } = relevantHits(memories?.results ?? [], other?.results ?? [], params);
+    // Each item written out whole (no spread of a shared base): this runs for every candidate.
+    const items = results.map(retrievedItemOf);
+    return { items: await withNeighbours(params.session, items), leftOut };
+  };
+}
+
+/**
+ * What search found, minus this lane's own summary (already the payload's first message), the hits
+ * under the relevance floor and those past the limit, best first; what it leaves out, and why
+ * (core/left-out.ts: listed by the inspector).
+ */
+function relevantHits(
+  memories: readonly SearchResult[],
+  other: readonly SearchResult[],
+  params: Pick<RetrieveParams, 'laneKey' | 'include' | 'limit' | 'minScore'>,
+): { results: SearchResult[]; leftOut: LeftOutCandidate[] } {
+  const { laneKey, include, limit } = params;
+  const leftOut: LeftOutCandidate[] = [];
+  const leave = (r: SearchResult, reason: LeftOutCandidate['reason']) =>
+    leftOut.push({ kind: itemKind(r), id: r.id, score: r.score, text: r.text, reason });
+  const visible = (r: SearchResult) => {
+    if (r.kind !== 'memory' || r.source.type !== 'lane_summary') return true;
+    if (include.lane_summaries !== false && r.lane_key !== laneKey) return true;
+    leave(r, 'lane_summary');
+    return false;
+  };
+  const found = [...memories.filter(visible), ...other];
+  const least = params.minScore(found.reduce((best, r) => Math.max(best, r.score), 0));
+  const relevant: SearchResult[] = [];
+  for (const r of found) {
+    if (r.score >= least) relevant.push(r);
+    else leave(r, 'below_relevance');
+  }
+  const ranked = relevant.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  for (const r of ranked.slice(limit)) leave(r, 'over_limit');
+  return { results: ranked.length > limit ? ranked.slice(0, limit) : ranked, leftOut };
+}
+
+/** A search hit as assembly takes it. */
+function retrievedItemOf(r: SearchResult): RetrievedItem {
+  if (r.kind === 'channel_message') {
     return {
-      items: [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)),
-      leftOut,
+      id: r.id,
+      text: r.text,
+      score: r.score,
+      lane_key: r.lane_key,
+      ts: r.time,
+      kind: 'channel_message',
+      source: 'channel',
+      author: (r.source.author_name as string | null) ?? (r.source.author_id as string | null) ?? null,
+      message_id: String(r.source.message_id),
     };
+  }
+  if (r.kind === 'transcript_chunk') {
+    return {
+      id: r.id,
+      text: r.text,
+      score: r.score,
+      lane_key: r.lane_key,
+      ts: r.time,
+      kind: 'transcript',
+      source: 'conversation',
+      seq_range: [Number(r.source.first_seq), Number(r.source.last_seq)],
+    };
+  }
+  return {
+    id: r.id,
+    text: r.text,
+    score: r.score,
+    lane_key: r.lane_key,
+    ts: r.time,
+    kind: 'memory',
+    source: `memory:${String(r.source.type)}`,
   };
 }
 
