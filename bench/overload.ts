@@ -4,7 +4,8 @@
 // baseline of the same run: no limit (0), every call admitted.
 //
 //   npm run bench:overload
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:overload -- --burst 200 --limits 0,16,8
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:overload -- --burst 200 --limits 0,8,2
+//   … -- --profile   # also the server's CPU during the burst: per call, and its top functions
 //
 // Per limit: how many calls were admitted and refused, the latency of the refusals (503
 // `overloaded`) and of the admitted calls (p99 also as a multiple of a lone call's p50, measured
@@ -14,6 +15,7 @@
 // floor under the latency of a refusal.
 import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
@@ -27,6 +29,51 @@ const DATABASE = 'contextd_bench_overload';
 const TENANT = 'bench_overload';
 const HISTORY_TURNS = 20;
 const LONE_CALLS = 20;
+/** The targets of issue 31 for a burst on one instance. */
+const TARGETS = { refusedMs: 100, p99OverLone: 4, healthMs: 100, rssGrowth: 0.5 };
+
+/** Self time (ms) of a CPU profile's functions, the largest first. */
+function topFunctions(profile: {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}): { fn: string; ms: number }[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  (profile.samples ?? []).forEach((id, i) => {
+    const frame = byId.get(id)!.callFrame;
+    const where = frame.url
+      ? `${frame.url.replace(/^.*\/(node_modules|src)\//, '$1/')}:${frame.lineNumber + 1}`
+      : '';
+    const key = `${frame.functionName || '(anonymous)'} ${where}`.trim();
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
+  });
+  return [...self].map(([fn, ms]) => ({ fn, ms })).sort((a, b) => b.ms - a.ms);
+}
+
+let profiler: Session | null = null;
+let cpuAt = process.cpuUsage();
+async function cpuStart(): Promise<void> {
+  if (process.argv.includes('--profile')) {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+    await profiler.post('Profiler.start');
+  }
+  cpuAt = process.cpuUsage();
+}
+async function cpuStop(): Promise<{ cpuMs: number; top: { fn: string; ms: number }[] }> {
+  const used = process.cpuUsage(cpuAt);
+  let top: { fn: string; ms: number }[] = [];
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    profiler = null;
+    top = topFunctions(profile).slice(0, 15);
+  }
+  return { cpuMs: (used.user + used.system) / 1000, top };
+}
 
 /** The server: the app with `limit`, listening; answers 'rss' with its resident set size. */
 async function serve(limit: number): Promise<void> {
@@ -39,6 +86,13 @@ async function serve(limit: number): Promise<void> {
     MAX_WORK_IN_FLIGHT: String(limit),
   });
   const app = await buildApp(localDeps(config, database), { logger: false });
+  // In the server: from Fastify's start of the request (its headers parsed) to the reply sent, per
+  // context call, so the client's own share (writing 200 requests, reading 200 replies on the same
+  // cores) is apart from the service's.
+  const inServer: { status: number; ms: number }[] = [];
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.url.endsWith('/context')) inServer.push({ status: reply.statusCode, ms: reply.elapsedTime });
+  });
   const key = generateApiKey();
   await app.services.tenants.ensureTenant({ tenantId: TENANT });
   await app.services.tenants.addApiKey({ tenantId: TENANT, key, name: `bench ${limit}` });
@@ -46,12 +100,15 @@ async function serve(limit: number): Promise<void> {
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();
   process.on('message', (m) => {
-    if (m === 'rss') process.send!({ rss: process.memoryUsage().rss });
+    if (m === 'rss') process.send!({ rss: process.memoryUsage.rss() });
+    if (m === 'in-server') process.send!({ replies: inServer.splice(0) });
     if (m === 'lag-reset') {
       lag.reset();
       process.send!({});
     }
     if (m === 'lag') process.send!({ p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 });
+    if (m === 'cpu-start') void cpuStart().then(() => process.send!({}));
+    if (m === 'cpu-stop') void cpuStop().then((report) => process.send!(report));
   });
   process.send!({ port: Number(new URL(address).port), key });
 }
@@ -63,14 +120,23 @@ interface Server {
   /** Event-loop delay of the server since `resetLag` (ms): what every request waits for first. */
   lag(): Promise<{ p99: number; max: number }>;
   resetLag(): Promise<void>;
+  /** Context calls answered since the last call, as timed in the server. */
+  inServer(): Promise<{ status: number; ms: number }[]>;
+  /** The server's CPU (and with --profile its top functions) from `cpuStart` to `cpuStop`. */
+  cpuStart(): Promise<void>;
+  cpuStop(): Promise<{ cpuMs: number; top: { fn: string; ms: number }[] }>;
   close(): void;
 }
 
 async function startServer(limit: number): Promise<Server> {
-  const child = fork(import.meta.filename, ['--serve', String(limit)], {
-    execArgv: ['--import', 'tsx'],
-    stdio: 'inherit',
-  });
+  const child = fork(
+    import.meta.filename,
+    ['--serve', String(limit), ...(process.argv.includes('--profile') ? ['--profile'] : [])],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: 'inherit',
+    },
+  );
   const next = <T>() =>
     new Promise<T>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`server exited with ${code}`));
@@ -98,6 +164,21 @@ async function startServer(limit: number): Promise<Server> {
       const reply = next<unknown>();
       child.send('lag-reset');
       await reply;
+    },
+    async inServer() {
+      const reply = next<{ replies: { status: number; ms: number }[] }>();
+      child.send('in-server');
+      return (await reply).replies;
+    },
+    async cpuStart() {
+      const reply = next<unknown>();
+      child.send('cpu-start');
+      await reply;
+    },
+    cpuStop() {
+      const reply = next<{ cpuMs: number; top: { fn: string; ms: number }[] }>();
+      child.send('cpu-stop');
+      return reply;
     },
     close: () => child.kill(),
   };
@@ -178,6 +259,7 @@ async function measure(limit: number, burst: number) {
     const sessions = await seedSessions(server, burst + LONE_CALLS, run);
     const lone: number[] = [];
     const one = new Agent({ keepAlive: true, maxSockets: 1 });
+    await server.cpuStart();
     for (let i = 0; i < LONE_CALLS; i += 1) {
       const reply = await send(
         server,
@@ -189,13 +271,16 @@ async function measure(limit: number, burst: number) {
       if (reply.status !== 200) throw new Error(`lone call: ${reply.status} ${reply.body}`);
       lone.push(reply.ms);
     }
+    const loneCpu = await server.cpuStop();
     one.destroy();
     // The burst's connections are opened first (as a client's keep-alive pool would have them), so
     // the burst measures requests, not TCP handshakes.
     const many = new Agent({ keepAlive: true, maxSockets: burst });
     await Promise.all(Array.from({ length: burst }, () => send(server, many, 'GET', '/healthz')));
+    await server.inServer();
     const rssBefore = await server.rss();
     await server.resetLag();
+    await server.cpuStart();
     let rssPeak = rssBefore;
     let bursting = true;
     const sampler = (async () => {
@@ -218,6 +303,10 @@ async function measure(limit: number, burst: number) {
         .map((id, i) => send(server, many, 'POST', `/v1/sessions/${id}/context`, contextBody(i))),
     );
     bursting = false;
+    const cpu = await server.cpuStop();
+    const timed = await server.inServer();
+    const serverRefused = summarize(timed.filter((r) => r.status === 503).map((r) => r.ms));
+    const serverAdmitted = summarize(timed.filter((r) => r.status === 200).map((r) => r.ms));
     await Promise.all([sampler, poller]);
     const lag = await server.lag();
     many.destroy();
@@ -230,7 +319,14 @@ async function measure(limit: number, burst: number) {
     const admittedLatency = summarize(admitted.map((r) => r.ms));
     const refusedLatency = summarize(refused.map((r) => r.ms));
     const healthLatency = summarize(health);
-    return {
+    const growth = (rssPeak - rssBefore) / rssBefore;
+    const misses = [
+      refused.length > 0 && refusedLatency.max >= TARGETS.refusedMs ? 'refusal' : null,
+      admittedLatency.p99 / loneP50 > TARGETS.p99OverLone ? 'p99' : null,
+      healthLatency.max >= TARGETS.healthMs ? '/healthz' : null,
+      growth > TARGETS.rssGrowth ? 'RSS' : null,
+    ].filter((m) => m !== null);
+    const row = {
       MAX_WORK_IN_FLIGHT: limit === 0 ? '0 (no limit: baseline)' : String(limit),
       admitted: admitted.length,
       refused: refused.length,
@@ -240,13 +336,17 @@ async function measure(limit: number, burst: number) {
       'admitted p50 ms': ms(admittedLatency.p50),
       'admitted p99 ms': ms(admittedLatency.p99),
       'p99 / lone': (admittedLatency.p99 / loneP50).toFixed(1),
+      'in server: refused max / admitted p99 ms': `${refused.length > 0 ? ms(serverRefused.max) : '–'} / ${ms(serverAdmitted.p99)}`,
       'loop delay p99 / max ms': `${ms(lag.p99)} / ${ms(lag.max)}`,
       '/healthz p50 ms': ms(healthLatency.p50),
       '/healthz max ms': ms(healthLatency.max),
       'RSS MB before': (rssBefore / 2 ** 20).toFixed(0),
       'RSS MB peak': (rssPeak / 2 ** 20).toFixed(0),
-      'RSS growth': `${(((rssPeak - rssBefore) / rssBefore) * 100).toFixed(0)}%`,
+      'RSS growth': `${(growth * 100).toFixed(0)}%`,
+      'server CPU ms: lone call / burst': `${ms(loneCpu.cpuMs / LONE_CALLS)} / ${ms(cpu.cpuMs)}`,
+      targets: misses.length === 0 ? 'met' : `missed: ${misses.join(', ')}`,
     };
+    return { row, top: cpu.top };
   } finally {
     server.close();
   }
@@ -257,11 +357,27 @@ async function main() {
   const burst = Number(arg('burst') ?? 200);
   const limits = (arg('limits') ?? '0,16').split(',').map(Number);
   const rows = [];
-  for (const limit of limits) rows.push(await measure(limit, burst));
+  const tops: [number, { fn: string; ms: number }[]][] = [];
+  for (const limit of limits) {
+    const { row, top } = await measure(limit, burst);
+    rows.push(row);
+    tops.push([limit, top]);
+  }
   printTable(
     `${burst} concurrent context calls on one instance (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`,
     rows,
   );
+  console.log(
+    `\nTargets: the limited rows' refusals < ${TARGETS.refusedMs} ms (max), admitted p99 ≤ ${TARGETS.p99OverLone}× a lone call's p50, ` +
+      `/healthz < ${TARGETS.healthMs} ms (max), RSS growth ≤ ${TARGETS.rssGrowth * 100}% (the baseline row shows what no limit gives).`,
+  );
+  for (const [limit, top] of tops) {
+    if (top.length === 0) continue;
+    printTable(
+      `Server CPU during the burst, MAX_WORK_IN_FLIGHT ${limit}: top functions by self time`,
+      top.map((t) => ({ function: t.fn, 'self ms': ms(t.ms) })),
+    );
+  }
   console.log(`\n${machineLine()}`);
 }
 
