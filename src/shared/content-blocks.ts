@@ -94,7 +94,6 @@ const contentBlockSchema = z.discriminatedUnion('type', [
 ]);
 
 export type ContentBlock = z.infer<typeof contentBlockSchema>;
-export type TextBlock = z.infer<typeof textBlockSchema>;
 
 const contentBlocksSchema = z.array(contentBlockSchema).min(1);
 export type TurnContent = string | ContentBlock[];

@@ -18,7 +18,6 @@ export class AppError extends Error {
 export const badRequest = (code: string, message: string, details?: ErrorDetails) =>
   new AppError(400, code, message, details);
 export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
-export const forbidden = (code: string, message: string) => new AppError(403, code, message);
 export const notFound = (code: string, message: string, details?: ErrorDetails) =>
   new AppError(404, code, message, details);
 export const conflict = (code: string, message: string, details?: ErrorDetails) =>

@@ -27,8 +27,6 @@ export function createIngestMetrics(registry: Registry) {
   };
 }
 
-export type IngestMetrics = ReturnType<typeof createIngestMetrics>;
-
 export function createBackfillMetrics(registry: Registry) {
   const backfills = new Counter({
     name: 'contextd_backfills_total',

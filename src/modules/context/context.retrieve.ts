@@ -18,9 +18,9 @@ import type { ContextRequest } from './context.types.js';
  * assembly, so it asks for about one per 15 tokens of the cap: at 30 per token, an 8,000-token cap
  * stopped at about half (docs/benchmarks.md).
  */
-export const MIN_RETRIEVAL = 8;
-export const MAX_RETRIEVAL = 400;
-export const TOKENS_PER_RETRIEVED_ITEM = 15;
+const MIN_RETRIEVAL = 8;
+const MAX_RETRIEVAL = 400;
+const TOKENS_PER_RETRIEVED_ITEM = 15;
 
 /** How many items to retrieve for a call whose retrieved material is capped at `cap` tokens. */
 export function retrievalLimit(cap: number): number {
@@ -35,7 +35,7 @@ export function retrievalLimit(cap: number): number {
  * when given, is the room instead. Measured against recall and cost in docs/benchmarks.md
  * ("Sizing retrieval").
  */
-export const DEFAULT_RETRIEVAL_TOKENS = 1_500;
+const DEFAULT_RETRIEVAL_TOKENS = 1_500;
 
 /**
  * Without a caller's cap a hit must be relevant enough to be worth its tokens: above a floor that
@@ -46,7 +46,7 @@ export const DEFAULT_RETRIEVAL_TOKENS = 1_500;
  * what the retrieved block cost on chatty turns scored under 0.15 (docs/benchmarks.md, "Sizing
  * retrieval"). With a cap the caller asked for the room to be used, best first.
  */
-export const DEFAULT_RELEVANCE = { floor: 0.15, shareOfBest: 0.25 } as const;
+const DEFAULT_RELEVANCE = { floor: 0.15, shareOfBest: 0.25 } as const;
 
 /** The tokens retrieved material may take in this call. */
 export function retrievalCap(maxContextTokens: number | undefined): number {
@@ -99,12 +99,12 @@ const CONTEXT_RANKING = { feedback: null, bm25: { k1: 1.2, b: 0.75 } };
  * NEIGHBOUR_SHARE of the hit's score — the answer to a question is often the next turn, which
  * shares no word with the query.
  */
-export const NEIGHBOUR_SHARE = 0.5;
-export const NEIGHBOUR_WITHIN_MS = 30 * 60_000;
+const NEIGHBOUR_SHARE = 0.5;
+const NEIGHBOUR_WITHIN_MS = 30 * 60_000;
 /** Messages read on each side of a hit; the d-th one scores NEIGHBOUR_SHARE^d of the hit. */
-export const NEIGHBOUR_SPAN = 2;
+const NEIGHBOUR_SPAN = 2;
 /** Hits whose neighbours are read (the best ones). */
-export const NEIGHBOUR_HITS = 100;
+const NEIGHBOUR_HITS = 100;
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 

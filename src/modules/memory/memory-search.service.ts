@@ -28,13 +28,13 @@ import { candidatesFromDocuments, type ScopeCache } from './scope-cache.js';
 import { redactText } from './core/redaction.js';
 
 /** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
-export const CROSS_LANE_MIN_SCORE = 0.5;
+const CROSS_LANE_MIN_SCORE = 0.5;
 export const DEFAULT_MAX_RESULTS = 8;
 /** Channel messages by an author the query names score this much higher. */
-export const AUTHOR_BOOST = 0.15;
+const AUTHOR_BOOST = 0.15;
 export const MAX_MAX_RESULTS = 100;
 /** Assembly's retrieval asks for more (enough rows to fill an 8,000-token cap; context.retrieve.ts). */
-export const MAX_INTERNAL_RESULTS = 400;
+const MAX_INTERNAL_RESULTS = 400;
 /** Candidates per query term and the scan behind them: bounds latency on large tenants. */
 const PER_TERM_CANDIDATES = 100;
 const SCAN_LIMIT = 2_000;
@@ -71,7 +71,7 @@ export function lexemeText(query: string): string | null {
 }
 export const searchedLexemes = (lexemes: readonly string[]) => lexemes.slice(0, MAX_QUERY_TERMS);
 
-export type SearchResultKind = 'memory' | 'transcript_chunk' | 'channel_message';
+type SearchResultKind = 'memory' | 'transcript_chunk' | 'channel_message';
 
 export interface SearchResult {
   kind: SearchResultKind;
@@ -96,13 +96,13 @@ export interface RankingOptions {
   bm25: { k1: number; b: number };
 }
 
-export const DEFAULT_RANKING: RankingOptions = {
+const DEFAULT_RANKING: RankingOptions = {
   feedback: { docs: FEEDBACK_DOCS, terms: FEEDBACK_TERMS, originalWeight: ORIGINAL_QUERY_WEIGHT },
   authorBoost: 1 + AUTHOR_BOOST,
   bm25: { k1: BM25_K1, b: BM25_B },
 };
 
-export interface SearchMemoryParams {
+interface SearchMemoryParams {
   tenantId: string;
   query: string;
   filters?: SearchFilters;
@@ -129,7 +129,7 @@ export interface SearchMemoryParams {
   scopeVersions?: Readonly<Record<string, number>>;
 }
 
-export interface SearchMemoryReply {
+interface SearchMemoryReply {
   results: SearchResult[];
   /** Lexemes searched (stemmed, stop words removed). */
   terms: string[];

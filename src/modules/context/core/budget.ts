@@ -26,12 +26,12 @@ export const budgetComponentNames = [
   'conversation',
   'current_turn',
 ] as const;
-export type BudgetComponent = (typeof budgetComponentNames)[number];
+type BudgetComponent = (typeof budgetComponentNames)[number];
 export type BudgetComponents = Record<BudgetComponent, number>;
 
 /** The states of a budget, least pressed first (budgetState decides which). */
 export const budgetStates = ['ok', 'compact_soon', 'should_compact', 'blocked'] as const;
-export type BudgetState = (typeof budgetStates)[number];
+type BudgetState = (typeof budgetStates)[number];
 
 export interface BudgetLimits {
   /** The model's context window in tokens. */
@@ -130,7 +130,7 @@ export function budgetState(share: number, limits: Pick<BudgetLimits, 'compactTr
   return 'ok' as const;
 }
 
-export function addedTokens(c: BudgetComponents): number {
+function addedTokens(c: BudgetComponents): number {
   return c.channel_context + c.summary + c.memories + c.conversation;
 }
 
@@ -138,10 +138,10 @@ export function addedTokens(c: BudgetComponents): number {
  * Retrieved material is elastic: it shrinks to whatever room is left, so it never raises the
  * budget state. The state judges what must be sent (everything else).
  */
-export const ELASTIC_COMPONENTS: readonly BudgetComponent[] = ['memories'];
+const ELASTIC_COMPONENTS: readonly BudgetComponent[] = ['memories'];
 
 /** The share of the effective window that `tokens` (a raw estimate) takes with the margin applied. */
-export function windowShare(tokens: number, limits: BudgetLimits): number {
+function windowShare(tokens: number, limits: BudgetLimits): number {
   const window = effectiveWindow(limits);
   return window === 0 ? Number.POSITIVE_INFINITY : withMargin(tokens, windowMultiplier(limits)) / window;
 }

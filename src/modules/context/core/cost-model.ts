@@ -17,7 +17,7 @@ export interface PromptBlock {
 }
 
 /** A prefix the provider holds in its cache: what a later request can read. */
-export interface CacheEntry {
+interface CacheEntry {
   prefix: string;
   /** Tokens of the whole prefix (from the start of the prompt). */
   tokens: number;
@@ -36,7 +36,7 @@ export interface CacheState {
  * are all past their lifetime; miss: live entries, none of them a prefix of this prompt; warm: a
  * prefix was read.
  */
-export type CostBasis = 'cold' | 'expired' | 'miss' | 'warm';
+type CostBasis = 'cold' | 'expired' | 'miss' | 'warm';
 
 export interface CostReport {
   cache_read: number;
@@ -53,13 +53,11 @@ export interface CostReport {
   basis: CostBasis;
 }
 
-/** Prices relative to one base input token. */
-export const CACHE_PRICES = { read: 0.1, write_5m: 1.25, write_1h: 2, uncached: 1 } as const;
 /** Block boundaries before a breakpoint where the provider still looks for a cached prefix. */
-export const CACHE_LOOKBACK_BLOCKS = 20;
-export const TTL_MS: Record<CacheTtl, number> = { '5m': 5 * 60_000, '1h': 60 * 60_000 };
+const CACHE_LOOKBACK_BLOCKS = 20;
+const TTL_MS: Record<CacheTtl, number> = { '5m': 5 * 60_000, '1h': 60 * 60_000 };
 /** Entries kept in the state: this request's breakpoints (≤ 4) and the few live ones before. */
-export const MAX_CACHE_ENTRIES = 8;
+const MAX_CACHE_ENTRIES = 8;
 
 /**
  * Shortest prefix the provider caches for a model, per its documentation; a shorter breakpoint
@@ -73,7 +71,7 @@ const MIN_CACHEABLE: readonly [RegExp, number][] = [
   [/^claude-3-5-haiku|^claude-3-haiku/, 2048],
   [/haiku/, 4096],
 ];
-export const DEFAULT_MIN_CACHEABLE_TOKENS = 1024;
+const DEFAULT_MIN_CACHEABLE_TOKENS = 1024;
 
 export function minCacheableTokens(model: string): number {
   const name = model
@@ -84,7 +82,7 @@ export function minCacheableTokens(model: string): number {
   return DEFAULT_MIN_CACHEABLE_TOKENS;
 }
 
-export interface BillRequestInput {
+interface BillRequestInput {
   blocks: readonly PromptBlock[];
   model: string;
   /** Epoch milliseconds of the request. */
@@ -159,6 +157,7 @@ export function billRequest(input: BillRequestInput): BilledRequest {
 }
 
 /** In base-input tokens, computed in tenths so that the result is exact to one decimal. */
+/** Reads at 0.1×, 5-minute writes at 1.25×, 1-hour writes at 2×, the rest at 1× (in tenths: exact). */
 function billedInput(t: { read: number; write5m: number; write1h: number; uncached: number }): number {
   return (t.read + 12.5 * t.write5m + 20 * t.write1h + 10 * t.uncached) / 10;
 }

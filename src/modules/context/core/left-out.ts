@@ -62,8 +62,6 @@ export interface LeftOutCandidate {
   tokens?: number;
 }
 
-export const NOTHING_LEFT_OUT: LeftOut = { counts: {}, items: [] };
-
 /** The bounded report over every candidate left out. */
 export function leftOutReport(candidates: readonly LeftOutCandidate[]): LeftOut {
   if (candidates.length === 0) return { counts: {}, items: [] };
