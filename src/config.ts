@@ -252,8 +252,10 @@ const configSchema = z.object({
   /**
    * Work requests (writes, the context call, searches) one instance runs at once; the excess is
    * answered at once with 503 `overloaded` and Retry-After (0: no limit). Reads and health are not counted.
+   * Two: a context call is mostly CPU on the one event loop, so a third in flight adds waiting, not
+   * throughput (docs/operations.md, "Overload").
    */
-  MAX_WORK_IN_FLIGHT: int(8),
+  MAX_WORK_IN_FLIGHT: int(2),
   TRUST_PROXY: trustProxy,
   /** Platform Web API base URLs (tests point them at local fakes). */
   SLACK_API_URL: z.url().default('https://slack.com/api'),

@@ -2,7 +2,7 @@
 // session, ask for the context of a turn, append the model's turns, run contextd's tools. Any
 // other operation is `client.api`, the generated openapi-fetch client itself.
 import createClient from 'openapi-fetch';
-import { ContextdError, FORMAT_MISMATCH } from './errors.js';
+import { ContextdError, FORMAT_MISMATCH, isErrorBody } from './errors.js';
 import { createBotLoop } from './loop.js';
 import type { operations, paths } from './schema.js';
 
@@ -44,12 +44,70 @@ export interface ContextdClientOptions {
   apiKey: string;
   /** A fetch to use instead of the global one (a proxy agent, a test's recorder). */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * How many times a request refused with 503 `overloaded` is sent again (default 4). contextd
+   * refuses such a request before doing anything of it, so sending it again is always safe; the
+   * client waits about the reply's `Retry-After-Ms` (randomized, so refused bots spread out) and
+   * then throws the last refusal. 0: never.
+   */
+  overloadRetries?: number;
 }
 
 export interface WriteOptions {
   /** Sent as `Idempotency-Key`: a retried call with the same key and body gets the first reply. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+}
+
+/** Longest wait between two sends of a refused request, whatever the reply suggests. */
+const MAX_OVERLOAD_WAIT_MS = 5_000;
+
+/** A fetch that sends a request refused as `overloaded` again, up to `retries` times. */
+function retryingOverload(
+  send: (request: Request) => Promise<Response>,
+  retries: number,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    for (let attempt = 0; ; attempt += 1) {
+      const last = attempt >= retries;
+      // A body is read once: every send but the last gets a copy.
+      const response = await send(last ? request : request.clone());
+      if (last || !(await isOverloaded(response))) return response;
+      await pause(overloadWaitMs(response), request.signal);
+    }
+  };
+}
+
+async function isOverloaded(response: Response): Promise<boolean> {
+  if (response.status !== 503) return false;
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => null);
+  return isErrorBody(body) && body.error.code === 'overloaded';
+}
+
+/** The reply's hint (Retry-After-Ms, else Retry-After in seconds), times a random 0.5–1.5. */
+function overloadWaitMs(response: Response): number {
+  const ms = Number(response.headers.get('retry-after-ms'));
+  const seconds = Number(response.headers.get('retry-after'));
+  const hint = ms > 0 ? ms : seconds > 0 ? seconds * 1000 : 100;
+  return Math.min(MAX_OVERLOAD_WAIT_MS, hint * (0.5 + Math.random()));
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 type Outcome = { data?: unknown; error?: unknown; response: Response };
@@ -67,7 +125,7 @@ export function createContextdClient(options: ContextdClientOptions) {
   const api = createClient<paths>({
     baseUrl: options.baseUrl,
     headers: { authorization: `Bearer ${options.apiKey}` },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: retryingOverload(options.fetch ?? ((request) => fetch(request)), options.overloadRetries ?? 4),
   });
   const idempotency = (opts: WriteOptions = {}) => ({ 'idempotency-key': opts.idempotencyKey });
 

@@ -40,7 +40,7 @@ export class ContextdError extends Error {
   }
 }
 
-function isErrorBody(body: unknown): body is ApiErrorBody {
+export function isErrorBody(body: unknown): body is ApiErrorBody {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
   const error: unknown = body.error;
   return (

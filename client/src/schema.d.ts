@@ -1902,7 +1902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2029,7 +2029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2097,7 +2097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2208,7 +2208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2414,7 +2414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2527,7 +2527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2613,7 +2613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +2743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2873,7 +2873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3060,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3256,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3369,7 +3369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3471,7 +3471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3557,7 +3557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3692,7 +3692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3779,7 +3779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3866,7 +3866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3946,7 +3946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4054,7 +4054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4143,7 +4143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4413,7 +4413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4499,7 +4499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4646,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4786,7 +4786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5054,7 +5054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5180,7 +5180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5284,7 +5284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5387,7 +5387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5517,7 +5517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5659,7 +5659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5778,7 +5778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5965,7 +5965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6088,7 +6088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6176,7 +6176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6253,7 +6253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6337,7 +6337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6461,7 +6461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6603,7 +6603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6691,7 +6691,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6907,7 +6907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7038,7 +7038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7112,7 +7112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7213,7 +7213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7323,7 +7323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7408,7 +7408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7540,7 +7540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7627,7 +7627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7740,7 +7740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7825,7 +7825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7900,7 +7900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8005,7 +8005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8124,7 +8124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8242,7 +8242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after` */
+            /** @description Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the instance runs as much work as it takes and did nothing of this request; send it again after `retry-after-ms` */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -33,7 +33,11 @@ function errorReplies(url: string, schema: RouteSchema): Record<string, unknown>
   if (schema.headers) replies[409] = errorReply('`idempotency.key_reused`: another body under this key');
   if (schema.body) replies[413] = errorReply('Body over the size limit');
   if (api && !webhook) replies[429] = errorReply('Rate limited (`rate_limited`); retry after `retry-after`');
-  replies[503] = errorReply('Not ready, draining, or a store is unavailable; retry after `retry-after`');
+  replies[503] = errorReply(
+    'Not ready, draining, or a store is unavailable; retry after `retry-after`. Or `overloaded`: the ' +
+      'instance runs as much work as it takes and did nothing of this request; send it again after ' +
+      '`retry-after-ms`',
+  );
   replies.default = errorReply('Any other error, in the same shape (5xx hide their internals)');
   return replies;
 }

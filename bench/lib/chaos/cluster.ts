@@ -317,6 +317,8 @@ export class ChaosCluster {
           API_KEYS: `${this.options.tenantId}:${this.options.apiKey}`,
           LOG_LEVEL: 'warn',
           RATE_LIMIT_PER_MINUTE: '10000000',
+          // Faults are what this run injects; load shedding is bench:overload's.
+          MAX_WORK_IN_FLIGHT: '0',
           ...this.options.env,
         },
       },
