@@ -90,7 +90,10 @@ async function main(): Promise<void> {
   }
 
   const { searchMemory } = createMemorySearchService({
-    search: createSearchRepository(db),
+    // As the service wires it (src/modules/services.ts): the rare-lexeme reads on generic plans.
+    search: createSearchRepository(db, {
+      genericPlans: database.kind === 'postgres' ? database.genericPlanDb : db,
+    }),
     clock: systemClock,
   });
   const random = rng(42);

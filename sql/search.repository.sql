@@ -12,7 +12,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       memories d
     where
@@ -99,7 +99,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select
@@ -165,7 +179,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       memories d
     where
@@ -221,7 +235,7 @@ with
   more as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       memories d
     where
@@ -326,7 +340,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select
@@ -392,7 +420,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       transcript_chunks d
     where
@@ -458,7 +486,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select
@@ -522,7 +564,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       transcript_chunks d
     where
@@ -557,7 +599,7 @@ with
   more as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       transcript_chunks d
     where
@@ -641,7 +683,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select
@@ -705,7 +761,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       channel_messages d
     where
@@ -774,7 +830,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select
@@ -840,7 +910,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       channel_messages d
     where
@@ -878,7 +948,7 @@ with
   more as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       channel_messages d
     where
@@ -965,7 +1035,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select
@@ -1031,7 +1115,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       channel_messages d
     where
@@ -1102,7 +1186,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select
@@ -1168,7 +1266,7 @@ with
   hits as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       channel_messages d
     where
@@ -1208,7 +1306,7 @@ with
   more as (
     select
       d.ctid as rid,
-      d.tsv
+      strip(d.tsv) as tsv
     from
       channel_messages d
     where
@@ -1295,7 +1393,21 @@ select
         coalesce(array_length(u.positions, 1), 1)
       )
     from
-      unnest(x.tsv) u
+      unnest(
+        ts_filter(
+          setweight(
+            x.tsv,
+            'A',
+            (
+              select
+                array_agg(t.lexeme)
+              from
+                terms t
+            )
+          ),
+          '{a}'
+        )
+      ) u
     where
       u.lexeme in (
         select

@@ -43,12 +43,19 @@ interface CandidateQuery {
 const termsJson = (terms: { lexeme: string; query: string }[]) =>
   JSON.stringify(terms.map((t) => ({ lexeme: t.lexeme, q: t.query })));
 
-/** The winners' columns, term frequencies and document frequencies, from `docs`, `terms` and `picked`. */
+/**
+ * The winners' columns, term frequencies and document frequencies, from `docs`, `terms` and `picked`.
+ * A winner's term frequencies are read from its query lexemes alone: setweight marks them (every
+ * stored tsvector is to_tsvector's, weight D and positions everywhere) and ts_filter keeps them, two
+ * copies of the vector where unnesting all of it built a row per lexeme (~145 for a transcript
+ * chunk: 40–50 µs a winner, now ~10).
+ */
 const winners = (
   source: SourceSql,
 ) => sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
     x.lane_key, x.extra, length(x.tsv) as length,
-    (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(x.tsv) u
+    (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1))
+      from unnest(ts_filter(setweight(x.tsv, 'A', (select array_agg(t.lexeme) from terms t)), '{a}')) u
       where u.lexeme in (select t.lexeme from terms t)) as tf,
     (select jsonb_object_agg(z.lexeme, z.df) from (select distinct lexeme, df from picked) z) as df
   from docs p
@@ -91,13 +98,16 @@ export function matchSql(
   const where = sql.join(source.conditions(slot('tenantId'), filters, slot<Date>('now'), newest), sql` and `);
   const b = slot<number>('b');
   const norm = sql`(1 - ${b}::float8 + ${b}::float8 * length(h.tsv) / ${slot('averageLength')}::float8)`;
+  // A read row's vector is stripped (positions dropped, lexemes and their count kept): one detoasted
+  // copy that every term's test reads, where each `@@` fetched a TOASTed vector again (a transcript
+  // chunk's ~2 kB: 12 µs a row for six terms, now ~1).
   const score = sql`(select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${slot('k1')}::float8 * ${norm})`;
   return sql`with terms as (
       select t.lexeme, t.q::tsquery as q, t.idf
       from jsonb_to_recordset(${slot('weights')}::jsonb) as t(lexeme text, q text, idf float8)
     ),
     hits as (
-      select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${slot('match')}::tsquery
+      select d.ctid as rid, strip(d.tsv) as tsv from ${source.table} where ${where} and d.tsv @@ ${slot('match')}::tsquery
       ${newest ? sql`order by ${source.time} desc` : sql``} limit ${slot('scanLimit')}
     ),
     firsts as (
@@ -106,7 +116,7 @@ export function matchSql(
     ${
       withFallback
         ? sql`more as (
-      select d.ctid as rid, d.tsv from ${source.table} where ${where} and d.tsv @@ ${slot('fallbackMatch')}::tsquery
+      select d.ctid as rid, strip(d.tsv) as tsv from ${source.table} where ${where} and d.tsv @@ ${slot('fallbackMatch')}::tsquery
         and (select count(*) from firsts) < ${slot('fallbackBelow')}
       limit ${slot('fallbackScanLimit')}
     ),
