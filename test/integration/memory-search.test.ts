@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { channelMessages, transcriptChunks } from '../../src/db/schema.js';
 import { createSearchRepository } from '../../src/modules/memory/search.repository.js';
 import { createMemorySearchService } from '../../src/modules/memory/memory-search.service.js';
+import { queryWords } from '../../src/modules/memory/core/search-query.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -489,5 +490,25 @@ describe('POST /v1/memories/search', () => {
     ]);
     // The pair found one, as many as asked: the fallback is not read.
     expect((await query(1)).map((r) => r.text)).toEqual([production]);
+  });
+
+  it("reads a query's lexemes word by word as the whole text gives them (the service keeps them per word)", async () => {
+    const repo = createSearchRepository(ctx.deps.database.db);
+    const queries = [
+      'The running databases were running, then the database ran',
+      'ünïcödé データベース database straße ﬁle café naïve',
+      'v1 2nd 3rd 1e5 0x1f abc123def 12345678901234567890 x',
+      'what is it and the of is',
+      "it's don't o'clock e-mail foo_bar user@example.com https://example.com/a/b",
+      'ab'.repeat(40) + ' ' + 'z'.repeat(70) + ' мама мыла раму 中文 العربية',
+    ];
+    for (const query of queries) {
+      const words = queryWords(query);
+      const whole = await repo.lexemesOf(words.join(' '));
+      const perWord = await repo.wordLexemes(words);
+      expect(perWord).toHaveLength(words.length);
+      expect([...new Set(perWord.flat())], query).toEqual(whole);
+    }
+    expect(await repo.wordLexemes([])).toEqual([]);
   });
 });

@@ -59,6 +59,8 @@ const SCOPE_RANK_WINDOW = 500;
 /** A scope found larger than SCOPE_SCAN_MAX goes straight to the rare-lexeme path, with its statistics cached, for this long. */
 const LARGE_SCOPE_TTL_MS = 60_000;
 const LARGE_SCOPES_MAX = 10_000;
+/** Query words whose lexemes are held (a few MB at most); when full, the held ones are dropped. */
+const WORD_LEXEMES_MAX = 50_000;
 
 /**
  * What a query's lexemes are read from (its words; null: none, nothing to read) and which of the
@@ -189,6 +191,25 @@ export function createMemorySearchService(deps: {
       statsInFlight.set(scopeKey, pending);
     }
     return pending;
+  }
+
+  /**
+   * The lexemes of query words seen before, per word (SearchRepository.wordLexemes): a query whose
+   * words are all held costs no statement; the others read only their new words. Words recur
+   * across queries (a vocabulary is Zipf-distributed), and `lexemesOf(words.join(' '))` is the held
+   * lists joined in order without repeats.
+   */
+  const wordLexemes = new Map<string, readonly string[]>();
+  async function lexemesOfWords(words: readonly string[]): Promise<string[]> {
+    const missing = [...new Set(words.filter((w) => !wordLexemes.has(w)))];
+    if (missing.length > 0) {
+      const read = await search.wordLexemes(missing);
+      if (wordLexemes.size + missing.length > WORD_LEXEMES_MAX) wordLexemes.clear();
+      missing.forEach((word, i) => wordLexemes.set(word, read[i] ?? []));
+    }
+    const out = new Set<string>();
+    for (const word of words) for (const lexeme of wordLexemes.get(word) ?? []) out.add(lexeme);
+    return [...out];
   }
 
   /** Per source: the table's common-lexeme shares (SearchRepository.lexemeShares), for LARGE_SCOPE_TTL_MS. */
@@ -323,7 +344,7 @@ export function createMemorySearchService(deps: {
     const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_INTERNAL_RESULTS);
     const words = queryWords(params.query);
     if (words.length === 0) return { results: [], terms: [], note: 'the query has no words to search for' };
-    const lexemes = (params.lexemes ?? (await search.lexemesOf(words.join(' ')))).slice(0, MAX_QUERY_TERMS);
+    const lexemes = (params.lexemes ?? (await lexemesOfWords(words))).slice(0, MAX_QUERY_TERMS);
     if (lexemes.length === 0) {
       return { results: [], terms: [], note: 'the query has only stop words; nothing to search for' };
     }
@@ -442,8 +463,8 @@ export function createMemorySearchService(deps: {
 
   /** The english lexemes searchMemory would search for this query (none for no words). */
   async function lexemes(query: string): Promise<string[]> {
-    const text = lexemeText(query);
-    return text === null ? [] : searchedLexemes(await search.lexemesOf(text));
+    const words = queryWords(query);
+    return words.length === 0 ? [] : searchedLexemes(await lexemesOfWords(words));
   }
 
   return { searchMemory, lexemes };

@@ -3,7 +3,7 @@
 // ts_rank of the whole query) and how many matched (its capped document frequency), so every
 // document holding a rarely used query term is a candidate for the IDF ranking that follows.
 // Large scopes go through the GIN for the documents where the query's rare lexemes meet.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import { builtStatements, rawStatement, rowsOf, slot } from '../../db/prepared.js';
 import {
@@ -75,7 +75,7 @@ const toCandidate = (r: CandidateRow): CandidateRow => ({
  * The english-config lexemes of a text (stop words dropped, stems), in order of first use, as a
  * json array: a scalar expression, so another statement can carry it (ContextRepository.loadTurn).
  */
-export const lexemesSql = (text: string) =>
+export const lexemesSql = (text: string | SQL) =>
   sql`(select coalesce(json_agg(z.lexeme order by z.pos, z.lexeme), '[]'::json) from (
     select lexeme, min(p) as pos from unnest(to_tsvector('english', ${text}::text)) as u(lexeme, positions, weights),
       unnest(positions) as p group by lexeme) z)`;
@@ -149,6 +149,27 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
       );
       const [row] = await rowsOf(statement.execute({ text }));
       return lexemesOfRow(row?.lexemes);
+    },
+
+    /**
+     * Each word's lexemes (lexemesOf of the word alone), in the words' order. The default parser
+     * ends every token at a space, so `lexemesOf(words.join(' '))` is these lists joined in order
+     * without repeats: a caller can keep them per word and read only the words it has not seen.
+     */
+    async wordLexemes(words: string[], tx: Executor = db): Promise<string[][]> {
+      if (words.length === 0) return [];
+      const statement = built(tx, 'word-lexemes', (on) =>
+        rawStatement<{ lexemes: unknown }>(
+          on,
+          sql`select coalesce(json_agg(${lexemesSql(sql`w.word`)} order by w.n), '[]'::json) as lexemes
+            from jsonb_array_elements_text(${slot('words')}::jsonb) with ordinality as w(word, n)`,
+        ),
+      );
+      const [row] = await rowsOf(statement.execute({ words: JSON.stringify(words) }));
+      const lists = (
+        typeof row?.lexemes === 'string' ? JSON.parse(row.lexemes) : (row?.lexemes ?? [])
+      ) as unknown[];
+      return lists.map(lexemesOfRow);
     },
 
     /** Whether `matchCandidates({ newest: true })` can walk a btree of this scope in time order. */
