@@ -64,7 +64,42 @@ interface SecretPattern {
   pattern: RegExp;
   /** Keeps a candidate only if this holds. */
   accept?: (secret: string) => boolean;
+  /**
+   * What every match needs, tested on the text (and its lower case, for the `i` patterns) before the
+   * pattern runs: a literal or a run the pattern cannot match without. A text without it cannot
+   * match, so skipping the pattern finds the same spans (test/unit/redaction.test.ts holds the
+   * gated and ungated scans equal).
+   */
+  gate: (text: string, lower: string) => boolean;
 }
+
+/** Whether `text` has `min` characters in a row for which `inRun` (of their char code) holds. */
+function hasRun(text: string, min: number, inRun: (code: number) => boolean): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    if (!inRun(text.charCodeAt(i))) run = 0;
+    else if (++run >= min) return true;
+  }
+  return false;
+}
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isUpperOrDigit = (c: number) => (c >= 65 && c <= 90) || isDigit(c);
+/** [A-Za-z0-9/+] */
+const isBase64 = (c: number) =>
+  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || isDigit(c) || c === 47 || c === 43;
+function digitCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i += 1) if (isDigit(text.charCodeAt(i))) n += 1;
+  return n;
+}
+/** A word SECRET_KEY ends in (each of its alternatives holds one), in a lower-cased text. */
+const hasSecretKeyWord = (lower: string) =>
+  lower.includes('pass') ||
+  lower.includes('pwd') ||
+  lower.includes('secret') ||
+  lower.includes('token') ||
+  lower.includes('key') ||
+  lower.includes('credential');
 
 /** Looks generated rather than a word: two of lower case, upper case, digits (or a symbol). */
 function looksRandom(value: string): boolean {
@@ -122,21 +157,40 @@ const secretPatterns: readonly SecretPattern[] = [
     kind: 'private_key',
     pattern:
       /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$(?![\s\S]))/dg,
+    gate: (t) => t.includes('-----BEGIN '),
   },
   {
     kind: 'jwt',
     pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg,
+    gate: (t) => t.includes('eyJ'),
   },
   // The preset matches only the current full-length formats; older and shorter keys exist.
-  { kind: 'anthropic_key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/dg },
-  { kind: 'openai_key', pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/dg },
-  { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b/dg },
+  {
+    kind: 'anthropic_key',
+    pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/dg,
+    gate: (t) => t.includes('sk-ant-'),
+  },
+  {
+    kind: 'openai_key',
+    pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/dg,
+    gate: (t) => t.includes('sk-'),
+  },
+  {
+    kind: 'github_token',
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b/dg,
+    gate: (t) => t.includes('gh') || t.includes('github_pat_'),
+  },
   // The preset ends a Slack token's segments at 40 characters (an app token's last one has 64).
-  { kind: 'slack_token', pattern: /(?<![A-Za-z0-9-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/dg },
+  {
+    kind: 'slack_token',
+    pattern: /(?<![A-Za-z0-9-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/dg,
+    gate: (t) => t.includes('xox') || t.includes('xapp-'),
+  },
   // The preset's AWS key id rule is opt-in and skips AWS's published example keys.
   {
     kind: 'aws_access_key',
     pattern: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b/dg,
+    gate: (t) => hasRun(t, 20, isUpperOrDigit),
   },
   {
     // The preset finds `AWS_SECRET_ACCESS_KEY=…`; this finds the 40-character key anywhere: a run of
@@ -144,28 +198,41 @@ const secretPatterns: readonly SecretPattern[] = [
     // padded base64) and reads as random, not as a path or an identifier (looksLikeAwsSecret).
     kind: 'aws_secret_key',
     pattern: /(?<![A-Za-z0-9/+=_.-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-]|\.[A-Za-z0-9])/dg,
+    gate: (t) => hasRun(t, 40, isBase64),
     accept: looksLikeAwsSecret,
   },
-  { kind: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg },
-  { kind: 'stripe_key', pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b/dg },
+  {
+    kind: 'google_api_key',
+    pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg,
+    gate: (t) => t.includes('AIza'),
+  },
+  {
+    kind: 'stripe_key',
+    pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b/dg,
+    gate: (t) => t.includes('_live_') || t.includes('_test_'),
+  },
   // Telegram: `<bot id>:<35 characters>`, also in the Bot API's `/bot<token>/` URLs.
   {
     kind: 'telegram_bot_token',
     pattern: /(?:(?<=\/bot)|(?<![\w:]))\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/dg,
+    gate: (t) => t.includes(':') && hasRun(t, 8, isDigit),
   },
   // Azure storage / Service Bus connection strings: `AccountKey=<base64>`, `SharedAccessKey=<base64>`.
   {
     kind: 'azure_storage_key',
     pattern: /\b(?:AccountKey|SharedAccessKey|SharedKey)\s*=\s*(?<secret>[A-Za-z0-9+/]{40,}={0,2})/dgi,
+    gate: (t, lower) => lower.includes('key') && t.includes('='),
   },
   {
     kind: 'basic_auth',
     pattern: /\bBasic\s+(?<secret>[A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])/dgi,
+    gate: (_t, lower) => lower.includes('basic'),
     accept: isBasicCredential,
   },
   {
     kind: 'bearer_token',
     pattern: /\b(?:Bearer|Token)\s+(?<secret>[A-Za-z0-9\-._~+/]{15,}[A-Za-z0-9\-_~+/]=*)/dgi,
+    gate: (_t, lower) => lower.includes('bearer') || lower.includes('token'),
     accept: looksRandom,
   },
   {
@@ -173,6 +240,7 @@ const secretPatterns: readonly SecretPattern[] = [
     // last `@` before the host.
     kind: 'password',
     pattern: /(?<=[a-z0-9]):\/\/[^\s:/@]*:(?<secret>[^\s/]+)@(?=[^\s@/]*(?:[/\s?#]|$))/dgi,
+    gate: (t) => t.includes('://'),
     accept: (value) => !isPlaceholder(value),
   },
   {
@@ -182,17 +250,20 @@ const secretPatterns: readonly SecretPattern[] = [
       String.raw`${SECRET_KEY}["']?\s*[:=]\s*(?<open>["'])(?<secret>[^"'\n]{1,512})\k<open>`,
       'dgi',
     ),
+    gate: (t, lower) => hasSecretKeyWord(lower) && (t.includes(':') || t.includes('=')),
   },
   {
     // password=Tr0ub4dor&3: an unquoted value after `=` runs to the next whitespace.
     kind: 'secret',
     pattern: new RegExp(String.raw`${SECRET_KEY}\s*=\s*${UNQUOTED_VALUE}`, 'dgi'),
+    gate: (t, lower) => hasSecretKeyWord(lower) && t.includes('='),
     accept: (value) => !isPlaceholder(value),
   },
   {
     // password: hunter2 — after a colon only a password-like value (not "Password: reset it").
     kind: 'secret',
     pattern: new RegExp(String.raw`${SECRET_KEY}\s*:\s*${UNQUOTED_VALUE}`, 'dgi'),
+    gate: (t, lower) => hasSecretKeyWord(lower) && t.includes(':'),
     accept: looksLikePassword,
   },
   {
@@ -201,11 +272,13 @@ const secretPatterns: readonly SecretPattern[] = [
     pattern:
       /\b(?:password|passwd|passphrase|passcode|pwd)\b[^\n.]{0,30}?\s(?:(?:is|was)(?:\s+(?:now|(?:set|changed|reset|updated)\s+to))?|(?:set|changed|reset|updated)\s+to)\s+["'“]?(?<secret>[^\s"'”]{3,}[^\s"'”,;.)])/dgi,
     accept: looksLikePassword,
+    gate: (_t, lower) => lower.includes('pass') || lower.includes('pwd'),
   },
   {
     // 13–19 digits, optionally grouped by single spaces or dashes, starting like a card (2–6), Luhn.
     kind: 'card_number',
     pattern: /(?<![\d.-])[2-6]\d{3}(?:[ -]?\d){9,15}(?![\d-]|\.\d)/dg,
+    gate: (t) => digitCount(t) >= 13,
     accept: (match) => {
       const digits = match.replace(/[ -]/g, '');
       return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits);
@@ -213,10 +286,13 @@ const secretPatterns: readonly SecretPattern[] = [
   },
 ];
 
-/** Every match of our own rules, as spans of `text`. */
-export function findPatternSecrets(text: string): SecretSpan[] {
+/** Every match of our own rules, as spans of `text` (`gated: false`: every pattern run, for tests). */
+export function findPatternSecrets(text: string, options: { gated?: boolean } = {}): SecretSpan[] {
   const spans: SecretSpan[] = [];
-  for (const { kind, pattern, accept } of secretPatterns) {
+  const gated = options.gated !== false;
+  const lower = gated ? text.toLowerCase() : '';
+  for (const { kind, pattern, accept, gate } of secretPatterns) {
+    if (gated && !gate(text, lower)) continue;
     for (const match of text.matchAll(pattern)) {
       const [start, end] = match.indices?.groups?.secret ?? match.indices![0]!;
       if (accept && !accept(text.slice(start, end))) continue;
