@@ -45,7 +45,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -67,7 +68,8 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
   ),
@@ -91,7 +93,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(
@@ -212,7 +214,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -274,7 +277,8 @@ with
   ),
   seconds as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       more h
     where
@@ -303,12 +307,14 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
     union all
     select
-      rid
+      rid,
+      length
     from
       seconds
   ),
@@ -332,7 +338,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(
@@ -432,7 +438,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -454,7 +461,8 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
   ),
@@ -478,7 +486,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(
@@ -576,7 +584,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -617,7 +626,8 @@ with
   ),
   seconds as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       more h
     where
@@ -646,12 +656,14 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
     union all
     select
-      rid
+      rid,
+      length
     from
       seconds
   ),
@@ -675,7 +687,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(
@@ -776,7 +788,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -798,7 +811,8 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
   ),
@@ -822,7 +836,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(
@@ -925,7 +939,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -969,7 +984,8 @@ with
   ),
   seconds as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       more h
     where
@@ -998,12 +1014,14 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
     union all
     select
-      rid
+      rid,
+      length
     from
       seconds
   ),
@@ -1027,7 +1045,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(
@@ -1132,7 +1150,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -1154,7 +1173,8 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
   ),
@@ -1178,7 +1198,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(
@@ -1283,7 +1303,8 @@ with
   ),
   firsts as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       hits h
     order by
@@ -1327,7 +1348,8 @@ with
   ),
   seconds as (
     select
-      h.rid
+      h.rid,
+      length(h.tsv) as length
     from
       more h
     where
@@ -1356,12 +1378,14 @@ with
   ),
   docs as (
     select
-      rid
+      rid,
+      length
     from
       firsts
     union all
     select
-      rid
+      rid,
+      length
     from
       seconds
   ),
@@ -1385,7 +1409,7 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  length(x.tsv) as length,
+  p.length as length,
   (
     select
       jsonb_object_agg(

@@ -52,8 +52,10 @@ const termsJson = (terms: { lexeme: string; query: string }[]) =>
  */
 const winners = (
   source: SourceSql,
+  /** The winner's length when `docs` carries it (the candidate read measured it on its copy). */
+  length: SQL = sql`length(x.tsv)`,
 ) => sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
-    x.lane_key, x.extra, length(x.tsv) as length,
+    x.lane_key, x.extra, ${length} as length,
     (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1))
       from unnest(ts_filter(setweight(x.tsv, 'A', (select array_agg(t.lexeme) from terms t)), '{a}')) u
       where u.lexeme in (select t.lexeme from terms t)) as tf,
@@ -111,7 +113,7 @@ export function matchSql(
       ${newest ? sql`order by ${source.time} desc` : sql``} limit ${slot('scanLimit')}
     ),
     firsts as (
-      select h.rid from hits h order by ${score} desc, h.rid limit ${slot('keep')}
+      select h.rid, length(h.tsv) as length from hits h order by ${score} desc, h.rid limit ${slot('keep')}
     ),
     ${
       withFallback
@@ -121,14 +123,14 @@ export function matchSql(
       limit ${slot('fallbackScanLimit')}
     ),
     seconds as (
-      select h.rid from more h where h.rid not in (select rid from firsts)
+      select h.rid, length(h.tsv) as length from more h where h.rid not in (select rid from firsts)
       order by ${score} desc, h.rid limit ${slot('keep')}
     ),
-    docs as (select rid from firsts union all select rid from seconds),`
-        : sql`docs as (select rid from firsts),`
+    docs as (select rid, length from firsts union all select rid, length from seconds),`
+        : sql`docs as (select rid, length from firsts),`
     }
     picked as (select null::text as lexeme, null::int as df where false)
-    ${winners(source)}`;
+    ${winners(source, sql`p.length`)}`;
 }
 
 const built = builtStatements();
