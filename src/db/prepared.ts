@@ -55,3 +55,23 @@ export function rawStatement<T>(executor: Executor, query: SQL): BuiltStatement<
 export async function rowsOf<T>(pending: Promise<T[] | { rows: T[] }>): Promise<T[]> {
   return rowsOfResult(await pending);
 }
+
+/**
+ * A raw statement whose text and parameter list are built once, then run on whichever executor a
+ * call brings: for statements that run in a new transaction each time (ingest's), which
+ * `builtStatements` would build again per executor. The same text and parameters as
+ * `executor.execute(query)`.
+ */
+export function sharedStatement<T>(query: () => SQL) {
+  let built: ReturnType<PgDialect['sqlToQuery']> | undefined;
+  return (executor: Executor, values: Record<string, unknown>): Promise<T[]> => {
+    built ??= dialect.sqlToQuery(query());
+    const statement = executor._.session.prepareQuery(
+      built,
+      undefined,
+      undefined,
+      false,
+    ) as unknown as BuiltStatement<T[] | { rows: T[] }>;
+    return rowsOf(statement.execute(values));
+  };
+}

@@ -2,13 +2,13 @@
 // chains, bulk upserts through jsonb_to_recordset (one parameter, either driver), lane renames,
 // channels and event-id dedupe.
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../../db/client.js';
+import type { Executor } from '../../db/client.js';
+import { sharedStatement, slot } from '../../db/prepared.js';
 import { searchTextOf } from '../memory/core/redaction.js';
 
 import type { MessageState } from './core/ingest-apply.js';
 
 import {
-  json,
   MESSAGE_COLUMNS,
   toMessage,
   type ChannelRef,
@@ -17,6 +17,103 @@ import {
   type StoredMessage,
   type MessageRow,
 } from './channel-rows.repository.js';
+
+/** `json(value)` for a statement built once: the value, as JSON text, goes in `name`. */
+const jsonSlot = (name: string) => sql`${slot(name)}::jsonb`;
+
+// Ingest's statements, built once: each batch runs them in its own transaction.
+const lockStatement = sharedStatement(
+  () => sql`insert into channels as ch (tenant_id, platform, channel_id)
+              select distinct ${slot('tenantId')}, r.p, r.c from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text)
+              order by 2, 3
+            on conflict (tenant_id, platform, channel_id) do update set name = ch.name`,
+);
+
+const loadMessagesStatement = sharedStatement<MessageRow>(
+  () => sql`with found as materialized (
+              select m.* from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text, id text)
+              cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
+                where tenant_id = ${slot('tenantId')} and platform = r.p and channel_id = r.c and message_id = r.id) m
+            )
+            select * from found
+            union all
+            select p.* from found f
+            cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
+              where tenant_id = ${slot('tenantId')} and platform = f.platform and channel_id = f.channel_id
+                and message_id = case
+                  when f.thread_id is not null and f.thread_id <> f.message_id then f.thread_id
+                  when f.reply_to_id is not null and f.reply_to_id <> f.message_id then f.reply_to_id
+                end) p`,
+);
+
+const replyChainsStatement = sharedStatement<{
+  platform: string;
+  channel_id: string;
+  message_id: string;
+  reply_to_id: string | null;
+  lane_key: string;
+}>(
+  () => sql`with recursive chain(platform, channel_id, message_id, reply_to_id, lane_key, depth) as (
+              select m.platform, m.channel_id, m.message_id, m.reply_to_id, m.lane_key, 1
+                from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text, id text)
+                join channel_messages m on m.tenant_id = ${slot('tenantId')} and m.platform = r.p
+                 and m.channel_id = r.c and m.message_id = r.id
+              union all
+              select m.platform, m.channel_id, m.message_id, m.reply_to_id, m.lane_key, chain.depth + 1
+                from chain join channel_messages m
+                  on m.tenant_id = ${slot('tenantId')} and m.platform = chain.platform
+                 and m.channel_id = chain.channel_id and m.message_id = chain.reply_to_id
+               -- a message already in a reply lane names its root: no need to climb further
+               where chain.depth < ${slot('maxHops')} and chain.lane_key not like 'reply:%')
+            select distinct platform, channel_id, message_id, reply_to_id, lane_key from chain`,
+);
+
+const epochAt = (column: string) =>
+  sql.raw(`case when r.${column} is null then null else to_timestamp(r.${column} / 1000.0) end`);
+
+const upsertMessagesStatement = sharedStatement(
+  () => sql`
+        insert into channel_messages (tenant_id, platform, channel_id, message_id, thread_id, reply_to_id, topic_id,
+          lane_key, ts, author_id, author_name, author_is_bot, text, search_text, reactions, media, reply_count, last_reply_ts,
+          edited_at, media_edited_at, deleted_at, is_placeholder, token_estimate, metadata, reaction_state)
+        select ${slot('tenantId')}, r.platform, r.channel_id, r.message_id, r.thread_id, r.reply_to_id, r.topic_id, r.lane_key,
+          ${epochAt('ts')}, r.author_id, r.author_name, r.author_is_bot, r.text, r.search_text, r.reactions, r.media, r.reply_count,
+          ${epochAt('last_reply_ts')}, ${epochAt('edited_at')}, ${epochAt('media_edited_at')}, ${epochAt('deleted_at')}, r.is_placeholder, r.token_estimate, r.metadata,
+          r.reaction_state
+        from jsonb_to_recordset(${jsonSlot('records')}) as r(platform text, channel_id text, message_id text, thread_id text,
+          reply_to_id text, topic_id text, lane_key text, ts float8, author_id text, author_name text,
+          author_is_bot boolean, text text, search_text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
+          edited_at float8, media_edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb, reaction_state jsonb)
+        on conflict (tenant_id, platform, channel_id, message_id) do update set
+          thread_id = excluded.thread_id, reply_to_id = excluded.reply_to_id, topic_id = excluded.topic_id,
+          lane_key = excluded.lane_key, ts = excluded.ts, author_id = excluded.author_id,
+          author_name = excluded.author_name, author_is_bot = excluded.author_is_bot, text = excluded.text,
+          search_text = excluded.search_text,
+          reactions = excluded.reactions, media = excluded.media, reply_count = excluded.reply_count,
+          last_reply_ts = excluded.last_reply_ts, edited_at = excluded.edited_at,
+          media_edited_at = excluded.media_edited_at, deleted_at = excluded.deleted_at,
+          is_placeholder = excluded.is_placeholder, token_estimate = excluded.token_estimate,
+          metadata = excluded.metadata, reaction_state = excluded.reaction_state`,
+);
+
+const upsertChannelsStatement = sharedStatement(
+  () => sql`
+        insert into channels (tenant_id, platform, channel_id, name, kind, first_ts, last_ts)
+        select ${slot('tenantId')}, r.platform, r.channel_id, r.name, r.kind,
+          case when r.first_ts is null then null else to_timestamp(r.first_ts / 1000.0) end,
+          case when r.last_ts is null then null else to_timestamp(r.last_ts / 1000.0) end
+        from jsonb_to_recordset(${jsonSlot('records')}) as r(platform text, channel_id text, name text, kind text,
+          first_ts float8, last_ts float8)
+        on conflict (tenant_id, platform, channel_id) do update set
+          name = coalesce(excluded.name, channels.name), kind = coalesce(excluded.kind, channels.kind),
+          first_ts = least(channels.first_ts, excluded.first_ts), last_ts = greatest(channels.last_ts, excluded.last_ts)`,
+);
+
+const recordEventIdsStatement = sharedStatement<{ event_id: string }>(
+  () => sql`insert into ingest_events (tenant_id, source, event_id, received_at)
+            select ${slot('tenantId')}, ${slot('source')}, x, ${slot('at')}::timestamptz from jsonb_array_elements_text(${jsonSlot('records')}) as x
+            on conflict do nothing returning event_id`,
+);
 
 export function createChannelIngestRepository(db: Executor) {
   return {
@@ -30,12 +127,7 @@ export function createChannelIngestRepository(db: Executor) {
      */
     async lockChannels({ tenantId, channels }: { tenantId: string; channels: ChannelRef[] }, tx: Executor) {
       const records = channels.map((c) => ({ p: c.platform, c: c.channelId }));
-      await tx.execute(
-        sql`insert into channels as ch (tenant_id, platform, channel_id)
-              select distinct ${tenantId}, r.p, r.c from jsonb_to_recordset(${json(records)}) as r(p text, c text)
-              order by 2, 3
-            on conflict (tenant_id, platform, channel_id) do update set name = ch.name`,
-      );
+      await lockStatement(tx, { tenantId, records: JSON.stringify(records) });
     },
 
     /**
@@ -51,23 +143,7 @@ export function createChannelIngestRepository(db: Executor) {
       if (keys.length === 0) return [];
       const unique = new Map(keys.map((k) => [JSON.stringify([k.platform, k.channelId, k.messageId]), k]));
       const records = [...unique.values()].map((k) => ({ p: k.platform, c: k.channelId, id: k.messageId }));
-      const rows = await queryRows<MessageRow>(
-        tx,
-        sql`with found as materialized (
-              select m.* from jsonb_to_recordset(${json(records)}) as r(p text, c text, id text)
-              cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
-                where tenant_id = ${tenantId} and platform = r.p and channel_id = r.c and message_id = r.id) m
-            )
-            select * from found
-            union all
-            select p.* from found f
-            cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
-              where tenant_id = ${tenantId} and platform = f.platform and channel_id = f.channel_id
-                and message_id = case
-                  when f.thread_id is not null and f.thread_id <> f.message_id then f.thread_id
-                  when f.reply_to_id is not null and f.reply_to_id <> f.message_id then f.reply_to_id
-                end) p`,
-      );
+      const rows = await loadMessagesStatement(tx, { tenantId, records: JSON.stringify(records) });
       const byKey = new Map(
         rows.map((row) => [`${row.platform}\u0000${row.channel_id}\u0000${row.message_id}`, row]),
       );
@@ -83,28 +159,7 @@ export function createChannelIngestRepository(db: Executor) {
     > {
       if (keys.length === 0) return [];
       const records = keys.map((k) => ({ p: k.platform, c: k.channelId, id: k.messageId }));
-      const rows = await queryRows<{
-        platform: string;
-        channel_id: string;
-        message_id: string;
-        reply_to_id: string | null;
-        lane_key: string;
-      }>(
-        tx,
-        sql`with recursive chain(platform, channel_id, message_id, reply_to_id, lane_key, depth) as (
-              select m.platform, m.channel_id, m.message_id, m.reply_to_id, m.lane_key, 1
-                from jsonb_to_recordset(${json(records)}) as r(p text, c text, id text)
-                join channel_messages m on m.tenant_id = ${tenantId} and m.platform = r.p
-                 and m.channel_id = r.c and m.message_id = r.id
-              union all
-              select m.platform, m.channel_id, m.message_id, m.reply_to_id, m.lane_key, chain.depth + 1
-                from chain join channel_messages m
-                  on m.tenant_id = ${tenantId} and m.platform = chain.platform
-                 and m.channel_id = chain.channel_id and m.message_id = chain.reply_to_id
-               -- a message already in a reply lane names its root: no need to climb further
-               where chain.depth < ${maxHops} and chain.lane_key not like 'reply:%')
-            select distinct platform, channel_id, message_id, reply_to_id, lane_key from chain`,
-      );
+      const rows = await replyChainsStatement(tx, { tenantId, records: JSON.stringify(records), maxHops });
       return rows.map((r) => ({
         platform: r.platform,
         channelId: r.channel_id,
@@ -145,30 +200,7 @@ export function createChannelIngestRepository(db: Executor) {
         metadata: m.metadata,
         reaction_state: m.reactionState,
       }));
-      const at = (column: string) =>
-        sql.raw(`case when r.${column} is null then null else to_timestamp(r.${column} / 1000.0) end`);
-      await tx.execute(sql`
-        insert into channel_messages (tenant_id, platform, channel_id, message_id, thread_id, reply_to_id, topic_id,
-          lane_key, ts, author_id, author_name, author_is_bot, text, search_text, reactions, media, reply_count, last_reply_ts,
-          edited_at, media_edited_at, deleted_at, is_placeholder, token_estimate, metadata, reaction_state)
-        select ${tenantId}, r.platform, r.channel_id, r.message_id, r.thread_id, r.reply_to_id, r.topic_id, r.lane_key,
-          ${at('ts')}, r.author_id, r.author_name, r.author_is_bot, r.text, r.search_text, r.reactions, r.media, r.reply_count,
-          ${at('last_reply_ts')}, ${at('edited_at')}, ${at('media_edited_at')}, ${at('deleted_at')}, r.is_placeholder, r.token_estimate, r.metadata,
-          r.reaction_state
-        from jsonb_to_recordset(${json(records)}) as r(platform text, channel_id text, message_id text, thread_id text,
-          reply_to_id text, topic_id text, lane_key text, ts float8, author_id text, author_name text,
-          author_is_bot boolean, text text, search_text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
-          edited_at float8, media_edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb, reaction_state jsonb)
-        on conflict (tenant_id, platform, channel_id, message_id) do update set
-          thread_id = excluded.thread_id, reply_to_id = excluded.reply_to_id, topic_id = excluded.topic_id,
-          lane_key = excluded.lane_key, ts = excluded.ts, author_id = excluded.author_id,
-          author_name = excluded.author_name, author_is_bot = excluded.author_is_bot, text = excluded.text,
-          search_text = excluded.search_text,
-          reactions = excluded.reactions, media = excluded.media, reply_count = excluded.reply_count,
-          last_reply_ts = excluded.last_reply_ts, edited_at = excluded.edited_at,
-          media_edited_at = excluded.media_edited_at, deleted_at = excluded.deleted_at,
-          is_placeholder = excluded.is_placeholder, token_estimate = excluded.token_estimate,
-          metadata = excluded.metadata, reaction_state = excluded.reaction_state`);
+      await upsertMessagesStatement(tx, { tenantId, records: JSON.stringify(records) });
     },
 
     /** Renames a lane for every stored message in it (a late parent joined a longer reply chain). */
@@ -191,16 +223,7 @@ export function createChannelIngestRepository(db: Executor) {
         first_ts: c.firstTs ?? null,
         last_ts: c.lastTs ?? null,
       }));
-      await tx.execute(sql`
-        insert into channels (tenant_id, platform, channel_id, name, kind, first_ts, last_ts)
-        select ${tenantId}, r.platform, r.channel_id, r.name, r.kind,
-          case when r.first_ts is null then null else to_timestamp(r.first_ts / 1000.0) end,
-          case when r.last_ts is null then null else to_timestamp(r.last_ts / 1000.0) end
-        from jsonb_to_recordset(${json(records)}) as r(platform text, channel_id text, name text, kind text,
-          first_ts float8, last_ts float8)
-        on conflict (tenant_id, platform, channel_id) do update set
-          name = coalesce(excluded.name, channels.name), kind = coalesce(excluded.kind, channels.kind),
-          first_ts = least(channels.first_ts, excluded.first_ts), last_ts = greatest(channels.last_ts, excluded.last_ts)`);
+      await upsertChannelsStatement(tx, { tenantId, records: JSON.stringify(records) });
     },
 
     /**
@@ -212,12 +235,12 @@ export function createChannelIngestRepository(db: Executor) {
       tx: Executor,
     ): Promise<Set<string>> {
       if (eventIds.length === 0) return new Set();
-      const rows = await queryRows<{ event_id: string }>(
-        tx,
-        sql`insert into ingest_events (tenant_id, source, event_id, received_at)
-            select ${tenantId}, ${source}, x, ${at.toISOString()}::timestamptz from jsonb_array_elements_text(${json(eventIds)}) as x
-            on conflict do nothing returning event_id`,
-      );
+      const rows = await recordEventIdsStatement(tx, {
+        tenantId,
+        source,
+        at: at.toISOString(),
+        records: JSON.stringify(eventIds),
+      });
       return new Set(rows.map((r) => r.event_id));
     },
   };
