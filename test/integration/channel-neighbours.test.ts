@@ -2,10 +2,13 @@
 // just before and after it in its own lane, read through the lane index. A lane filter no index can
 // serve makes the read walk every message of the channel in the time window (all lanes), so its
 // cost grows with the channel's traffic rather than with the lane's.
-import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows, type Executor } from '../../src/db/client.js';
-import { createChannelsRepository } from '../../src/modules/channels/channels.repository.js';
+import { queryRows } from '../../src/db/client.js';
+import {
+  createChannelsRepository,
+  neighboursStatement,
+} from '../../src/modules/channels/channels.repository.js';
 import { createTestApp, type TestContext } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -82,15 +85,15 @@ describe('neighbours of retrieval hits', () => {
   });
 
   it('reads each lane through the lane index (lane_key in the index condition)', async () => {
-    let statement: SQL | undefined;
-    const capture = {
-      execute: (query: SQLWrapper) => {
-        statement = query.getSQL();
-        return Promise.resolve([]);
-      },
-    } as unknown as Executor;
-    await createChannelsRepository(capture).neighbours(scope());
-    const rows = await queryRows<Record<string, string>>(ctx.deps.database.db, sql`explain ${statement!}`);
+    // The statement as it runs (built once, values filled in per call), its values inlined.
+    const { sql: text, params } = neighboursStatement(ctx.deps.database.db).getQuery();
+    const values: Record<string, unknown> = { ...scope(), ids: JSON.stringify(HITS) };
+    const literal = (param: unknown) => {
+      const value = values[(param as { name: string }).name];
+      return typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+    };
+    const inlined = text.replace(/\$(\d+)/g, (_, i: string) => literal(params[Number(i) - 1]));
+    const rows = await queryRows<Record<string, string>>(ctx.deps.database.db, sql.raw(`explain ${inlined}`));
     const plan = rows.map((r) => Object.values(r)[0]).join('\n');
     expect(plan).toContain('channel_messages_lane_idx');
     expect(plan).toMatch(/Index Cond: .*lane_key = a\.lane_key/);

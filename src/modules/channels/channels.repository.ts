@@ -61,6 +61,56 @@ export function snapshotRowsStatement(executor: Executor, limit: number) {
   );
 }
 
+/**
+ * What neighbour expansion reads of a message (context.retrieve.ts: its text, author, time and
+ * lane; the reader's wrappers add directory names and redaction): none of the row's jsonb
+ * (reactions, media, metadata, reaction state), which up to 400 rows a call would parse for nothing.
+ */
+const NEIGHBOUR_COLUMNS = sql`platform, message_id, lane_key, ${epochMs(sql`ts`)} as ts_ms, author_id,
+  author_name, author_is_bot, text`;
+
+interface NeighbourRow extends Record<string, unknown> {
+  platform: string;
+  message_id: string;
+  lane_key: string;
+  ts_ms: number;
+  author_id: string | null;
+  author_name: string | null;
+  author_is_bot: boolean;
+  text: string;
+  hit_id: string;
+  distance: number;
+}
+
+/** A retrieval hit's neighbour as neighbour expansion reads it. */
+export type NeighbourMessage = Pick<
+  StoredMessage,
+  'platform' | 'messageId' | 'laneKey' | 'ts' | 'authorId' | 'authorName' | 'authorIsBot' | 'text'
+> & { hitId: string; distance: number };
+
+/** neighbours' statement, built once per executor: the ids as one jsonb array, the rest as values. */
+export function neighboursStatement(executor: Executor) {
+  const near = (op: '<' | '>') => {
+    const order = sql.raw(op === '<' ? 'desc' : 'asc');
+    return sql`(select ${NEIGHBOUR_COLUMNS},
+            row_number() over (order by d.ts ${order}, d.message_id ${order})::int as distance
+          from channel_messages d
+          where d.tenant_id = a.tenant_id and d.platform = a.platform and d.channel_id = a.channel_id
+            and not d.is_placeholder and d.deleted_at is null and d.lane_key = a.lane_key
+            and (d.ts, d.message_id) ${sql.raw(op)} (a.ts, a.message_id)
+            and d.ts ${sql.raw(op === '<' ? '>=' : '<=')} a.ts ${sql.raw(op === '<' ? '-' : '+')} ${slot<number>('withinMs')} * interval '1 millisecond'
+          order by d.ts ${order}, d.message_id ${order} limit ${slot<number>('span')})`;
+  };
+  return rawStatement<NeighbourRow>(
+    executor,
+    sql`select n.*, a.message_id as hit_id from channel_messages a
+      cross join lateral (${near('<')} union all ${near('>')}) n
+      where a.tenant_id = ${slot('tenantId')} and a.platform = ${slot('platform')}
+        and a.channel_id = ${slot('channelId')}
+        and a.message_id = any(array(select jsonb_array_elements_text(${slot('ids')}::jsonb)))`,
+  );
+}
+
 export function createChannelsRepository(db: Executor) {
   return {
     ...createChannelIngestRepository(db),
@@ -167,24 +217,30 @@ export function createChannelsRepository(db: Executor) {
     async neighbours(
       scope: ChannelScope & { ids: string[]; withinMs: number; span: number },
       tx: Executor = db,
-    ): Promise<(StoredMessage & { hitId: string; distance: number })[]> {
+    ): Promise<NeighbourMessage[]> {
       if (scope.ids.length === 0) return [];
-      const near = (op: '<' | '>') => sql`(select ${MESSAGE_COLUMNS},
-            row_number() over (order by d.ts ${sql.raw(op === '<' ? 'desc' : 'asc')}, d.message_id ${sql.raw(op === '<' ? 'desc' : 'asc')})::int as distance
-          from channel_messages d
-          where d.tenant_id = a.tenant_id and d.platform = a.platform and d.channel_id = a.channel_id
-            and not d.is_placeholder and d.deleted_at is null and d.lane_key = a.lane_key
-            and (d.ts, d.message_id) ${sql.raw(op)} (a.ts, a.message_id)
-            and d.ts ${sql.raw(op === '<' ? '>=' : '<=')} a.ts ${sql.raw(op === '<' ? '-' : '+')} ${scope.withinMs} * interval '1 millisecond'
-          order by d.ts ${sql.raw(op === '<' ? 'desc' : 'asc')}, d.message_id ${sql.raw(op === '<' ? 'desc' : 'asc')} limit ${scope.span})`;
-      const rows = await queryRows<MessageRow & { hit_id: string; distance: number }>(
-        tx,
-        sql`select n.*, a.message_id as hit_id from channel_messages a
-            cross join lateral (${near('<')} union all ${near('>')}) n
-            where a.tenant_id = ${scope.tenantId} and a.platform = ${scope.platform}
-              and a.channel_id = ${scope.channelId} and a.message_id = any(${idArray(scope.ids)})`,
+      const rows = await rowsOf(
+        built(tx, 'neighbours', neighboursStatement).execute({
+          tenantId: scope.tenantId,
+          platform: scope.platform,
+          channelId: scope.channelId,
+          ids: JSON.stringify(scope.ids),
+          withinMs: scope.withinMs,
+          span: scope.span,
+        }),
       );
-      return rows.map((row) => ({ ...toMessage(row), hitId: row.hit_id, distance: Number(row.distance) }));
+      return rows.map((row) => ({
+        platform: row.platform,
+        messageId: row.message_id,
+        laneKey: row.lane_key,
+        ts: Number(row.ts_ms),
+        authorId: row.author_id,
+        authorName: row.author_name,
+        authorIsBot: row.author_is_bot,
+        text: row.text,
+        hitId: row.hit_id,
+        distance: Number(row.distance),
+      }));
     },
 
     /**

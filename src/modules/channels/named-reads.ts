@@ -6,8 +6,11 @@ import type { ChannelsRepository } from './channels.repository.js';
 import type { StoredMessage } from './channel-rows.repository.js';
 import { redactText } from '../memory/core/redaction.js';
 
+/** What a name is filled in on: a message's author (a whole message, or the columns read of it). */
+type Authored = Pick<StoredMessage, 'platform' | 'authorId' | 'authorName' | 'authorIsBot'>;
+
 export interface AuthorNames {
-  fillNames<T extends StoredMessage>(tenantId: string, messages: T[]): Promise<T[]>;
+  fillNames<T extends Authored>(tenantId: string, messages: T[]): Promise<T[]>;
 }
 
 type Params<K extends keyof ChannelsRepository> = Parameters<ChannelsRepository[K]>[0];
@@ -41,7 +44,7 @@ export function withAuthorNames(repo: ChannelsRepository, names: AuthorNames): C
 }
 
 /** Messages as a reader sees them: secrets in their text redacted (the stored rows keep it). */
-function redactRows<T extends StoredMessage>(rows: T[]): T[] {
+function redactRows<T extends Pick<StoredMessage, 'text'>>(rows: T[]): T[] {
   return rows.map((row) => {
     const text = redactText(row.text);
     return text === row.text ? row : { ...row, text };
