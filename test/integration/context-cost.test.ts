@@ -237,6 +237,45 @@ describe('when the sent view changes', () => {
     };
     expect(done.result.lanes.map((lane) => lane.outcome)).toEqual(['committed']);
   });
+
+  it('counts the summary in the view: one written for a larger window is refitted to the cap at a cold cache', async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { agent_id: 'bot', platform: 'slack', chat_type: 'dm', user_id: 'UREFIT' },
+    });
+    const id = created.json().session.id as string;
+    const rows = Array.from({ length: 160 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `turn ${i}: Dana moved ticket TCK-${1000 + i} to Berlin on 2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+    }));
+    // Compacted at the thresholds before any call (no caller's window known): a large summary and
+    // a short verbatim view.
+    for (let i = 0; i < rows.length; i += 20) {
+      await t.inject({
+        method: 'POST',
+        url: `/v1/sessions/${id}/turns`,
+        payload: { turns: rows.slice(i, i + 20) },
+      });
+      await t.inject({ method: 'POST', url: `/v1/sessions/${id}/compact`, payload: { wait: true } });
+    }
+    const lane = (await t.inject({ method: 'GET', url: `/v1/sessions/${id}/lanes/root:session` })).json();
+    const summaryTokens = ctx.deps.estimator.text(lane.summary as string);
+    const cap = 3_000;
+    // The history alone is under half of the cap; with its summary the view is over it.
+    expect(lane.kept_tokens).toBeLessThan(cap / 2);
+    expect(summaryTokens).toBeGreaterThan(cap / 2);
+    const capped = { budget: { max_context_tokens: cap }, system: [] };
+    const first = (await call(id, 'where did TCK-1010 go?', 3_600_000, capped)) as Awaited<
+      ReturnType<typeof call>
+    > & { context: { lane: { summary_included: boolean } } };
+    expect(first.compaction.action).toBe('compacted');
+    const after = (await t.inject({ method: 'GET', url: `/v1/sessions/${id}/lanes/root:session` })).json();
+    // Fitted to its share of the cap (5%), and now sent.
+    expect(ctx.deps.estimator.text(after.summary as string)).toBeLessThanOrEqual(0.05 * cap);
+    expect(after.first_kept_seq).toBe(lane.first_kept_seq);
+    expect(first.context.lane.summary_included).toBe(true);
+  });
 });
 
 describe.skipIf(!usesRealPostgres)("contextd's own background work never fails a bot's turn", () => {

@@ -276,6 +276,26 @@ describe('a change of the sent view (the window needs it, or the cache is cold)'
     expect(result.steps).toEqual([]);
     expect(result.firstKeptSeq).toBe(0);
   });
+
+  it('refits a summary written for a larger window, even when no entry leaves the view', () => {
+    const entries = chat(4, 4);
+    // About 1,000 tokens: over 5% of a 4,000-token window, under 5% of 190,000.
+    const lane = {
+      firstKeptSeq: 0,
+      clearedBeforeSeq: 0,
+      summary: '- [#1 Caroline 2023-05-08] went to the support group yesterday\n'.repeat(80),
+      summaryUpdatedAt: new Date(T0),
+      summaryStale: false,
+    };
+    const small = plan(entries, { lane, viewChange: 'cold', effectiveWindow: 4_000 });
+    expect(small.steps).toEqual(['summarize']);
+    expect(small.summarizeBeforeSeq).toBe(0);
+    expect(small.firstKeptSeq).toBe(0);
+    // Within its share of the window: nothing to do.
+    expect(plan(entries, { lane, viewChange: 'cold', effectiveWindow: 190_000 }).steps).toEqual([]);
+    // Only a change of the sent view refits (a threshold compaction knows no caller's window).
+    expect(plan(entries, { lane, effectiveWindow: 4_000 }).steps).toEqual([]);
+  });
 });
 
 describe('sizeReasons: the thresholds the plan and an append compare at', () => {

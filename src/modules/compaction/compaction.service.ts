@@ -186,16 +186,19 @@ export function createCompactionService(deps: CompactionServiceDeps) {
     // summary's room, and at most its share of the window it is sent within.
     const room = Math.max(0, beforeTokens - plan.afterViewTokens);
     const window = params.effectiveWindow ?? deps.defaultEffectiveWindow;
+    const target = Math.min(room, Math.floor(deps.settings.summaryWindowShare * window));
     let summary = await deps.summarizerFor(tenantId).summarize({
       laneKey,
       previousSummary: rebuild ? null : state.summary,
       entries: summarized,
-      targetTokens: Math.min(room, Math.floor(deps.settings.summaryWindowShare * window)),
+      targetTokens: target,
       speakers: { assistant: params.agentId },
     });
-    // Redaction or an estimate off by a few tokens: fitted again so the lane still cannot grow.
-    if (summaryTokens(summary.text) > room) {
-      summary = { ...summary, text: fitSummaryText(summary.text, room, deps.estimator) };
+    // Redaction or an estimate off by a few tokens: fitted again so the lane still cannot grow. A
+    // refit (nothing left the view: a summary written for a larger window) is fitted to its target.
+    const limit = summarized.length === 0 ? target : room;
+    if (summaryTokens(summary.text) > limit) {
+      summary = { ...summary, text: fitSummaryText(summary.text, limit, deps.estimator) };
     }
     return { summary, summarized, covered: [...older, ...leaving] };
   }

@@ -292,7 +292,9 @@ export function createContextService(deps: {
       mode: facts.mode,
       dryRun: facts.dryRun,
       cacheCold: cacheCold(turn.session.promptCache, reads.callAt),
-      viewTokens: viewTokensOf(reads.entries, from),
+      // The lane sends its summary as the view's head: a summary written for a larger window counts.
+      viewTokens:
+        viewTokensOf(reads.entries, from) + (turn.lane.summary ? deps.estimator.text(turn.lane.summary) : 0),
       effectiveWindow: facts.window,
       historyShare: deps.compaction.historyShare,
     });

@@ -228,9 +228,14 @@ export function planLane(input: LanePlanInput): LanePlan {
     truncated = true;
   }
 
-  // A stale summary is rebuilt even when no entry leaves the view.
+  // A stale summary is rebuilt even when no entry leaves the view; one over its share of the window
+  // the view changes for (written for a larger one) is fitted to it even when none does.
   const rebuild = lane.summaryStale;
-  if (cut > lane.firstKeptSeq || rebuild) {
+  const refit =
+    input.viewChange !== undefined &&
+    lane.summary !== null &&
+    estimator.text(lane.summary) > Math.floor(settings.summaryWindowShare * input.effectiveWindow);
+  if (cut > lane.firstKeptSeq || rebuild || refit) {
     if (!plan.steps.includes('clear_tool_results') && cleared > lane.clearedBeforeSeq) {
       // The summary changes the prefix anyway: clearing costs no extra cache miss now.
       plan.steps.push('clear_tool_results');
