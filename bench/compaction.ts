@@ -6,7 +6,10 @@
 //    each question is the next user turn (dry run) at budget.max_context_tokens B. Three ways:
 //    the recency baseline (latest turns that fit), truncation only (no compaction ever ran: the
 //    payload drops the oldest turns), and compaction on (turns appended in batches of 20, each
-//    followed by the compaction the background job would run). Evidence recall, strict answer
+//    followed by the compaction the background job would run, then the view change the caller's
+//    first context call at B makes: its provider cache is cold, so a view over half of B is
+//    compacted against B before assembling, docs/compaction.md; one session per budget, since
+//    that compaction depends on B). Evidence recall, strict answer
 //    presence (the normalized answer string) and AP (item-wise, bench/lib/answer-presence.ts),
 //    categories 1–4.
 // 2. A 500-turn bot loop (context call, then the assistant's answer), with and without
@@ -19,6 +22,9 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { closeDeps, createDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
+import { coldViewChangeDue } from '../src/modules/context/context.compaction.js';
+import { compactionDefaults } from '../src/modules/compaction/core/types.js';
+import { MESSAGE_OVERHEAD_TOKENS } from '../src/shared/tokens.js';
 import { answerPresence } from './lib/answer-presence.js';
 import { normalize, parseEvidence, payloadStrings, turnsOf, turnText, type Sample } from './lib/locomo.js';
 
@@ -74,6 +80,44 @@ async function main() {
     }
     return committed;
   };
+  // The view change a context call at a cold provider cache makes before assembling, judged against
+  // the caller's window (context.service.ts, coldViewChangeFirst): due when the lane's history in
+  // view, with the summary at its head, is over historyShare of the window.
+  const coldViewChange = async (sessionId: string, window: number) => {
+    const laneKey = 'root:session';
+    const lane = await inject('GET', `/v1/sessions/${sessionId}/lanes/${encodeURIComponent(laneKey)}`);
+    let viewTokens = lane.summary ? deps.estimator.text(lane.summary) : 0;
+    for (let cursor: string | null = String(lane.first_kept_seq - 1); cursor !== null;) {
+      const page = await inject(
+        'GET',
+        `/v1/sessions/${sessionId}/transcript?lane_key=${encodeURIComponent(laneKey)}&limit=500&cursor=${cursor}`,
+      );
+      for (const e of page.entries as { kind: string; token_estimate: number }[]) {
+        if (e.kind === 'message') viewTokens += e.token_estimate + MESSAGE_OVERHEAD_TOKENS;
+      }
+      cursor = page.next_cursor;
+    }
+    const due = coldViewChangeDue({
+      mode: 'auto',
+      dryRun: false,
+      cacheCold: true,
+      viewTokens,
+      effectiveWindow: window,
+      historyShare: compactionDefaults.historyShare,
+    });
+    if (!due) return;
+    await app.services.compaction.compact({
+      tenantId,
+      sessionId,
+      laneKeys: [laneKey],
+      trigger: 'cold',
+      force: true,
+      budgetForces: true,
+      wait: true,
+      effectiveWindow: window,
+      viewChange: 'cold',
+    });
+  };
 
   // 1. LoCoMo E2.
   if (!existsSync(data)) {
@@ -106,15 +150,20 @@ async function main() {
       }));
       const plain = (await inject('POST', '/v1/sessions', { session_key: `e2-plain-${sample.sample_id}` }))
         .session.id;
-      const compacted = (
-        await inject('POST', '/v1/sessions', { session_key: `e2-compact-${sample.sample_id}` })
-      ).session.id;
       for (let i = 0; i < rows.length; i += 100) {
         await inject('POST', `/v1/sessions/${plain}/turns`, { turns: rows.slice(i, i + 100) });
       }
-      for (let i = 0; i < rows.length; i += 20) {
-        await inject('POST', `/v1/sessions/${compacted}/turns`, { turns: rows.slice(i, i + 20) });
-        await compact(compacted);
+      const compacted: Record<number, string> = {};
+      for (const budget of BUDGETS) {
+        const id = (
+          await inject('POST', '/v1/sessions', { session_key: `e2-compact-${budget}-${sample.sample_id}` })
+        ).session.id;
+        for (let i = 0; i < rows.length; i += 20) {
+          await inject('POST', `/v1/sessions/${id}/turns`, { turns: rows.slice(i, i + 20) });
+          await compact(id);
+        }
+        await coldViewChange(id, budget);
+        compacted[budget] = id;
       }
       const qa = (limit ? sample.qa.slice(0, limit) : sample.qa).filter(
         (q) => q.category >= 1 && q.category <= 4,
@@ -150,7 +199,7 @@ async function main() {
           score(recent, cells[budget]!.recency);
           for (const [way, sessionId] of [
             ['truncation', plain],
-            ['compaction', compacted],
+            ['compaction', compacted[budget]!],
           ] as const) {
             const reply = await inject('POST', `/v1/sessions/${sessionId}/context`, {
               message: { content: q.question, time: askAt },
