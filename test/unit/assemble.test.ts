@@ -744,6 +744,8 @@ describe('assembleContext: budget', () => {
       expect(r.context.retrieved).toHaveLength(n);
       expect(estimator.text(block)).toBeLessThanOrEqual(r.budget.components.memories);
       expect(r.budget.components.memories - estimator.text(block)).toBeLessThan(10 + 3 * n);
+      // The bill takes the block at this count (core/prompt-blocks.ts), not counting it again.
+      expect(r.counted.get(block)).toBe(r.budget.components.memories);
     }
   });
 

@@ -223,6 +223,21 @@ describe('prompt blocks', () => {
     expect(promptBlocks(payload('system'), estimator)[1]!.breakpoint).toBe('5m');
   });
 
+  it('takes the tokens of a text block already counted (the retrieved block) instead of counting it', () => {
+    const counted = new Map([['context', 977]]);
+    const blocks = promptBlocks(payload('last'), estimator, counted);
+    expect(blocks.map((b) => b.tokens)).toEqual([
+      ...promptBlocks(payload('last'), estimator)
+        .slice(0, 5)
+        .map((b) => b.tokens),
+      977,
+    ]);
+    // The same prompt: only its count is taken.
+    expect(blocks.map((b) => b.prefix)).toEqual(
+      promptBlocks(payload('last'), estimator).map((b) => b.prefix),
+    );
+  });
+
   it('hashes content, not where the breakpoints sit; a change reaches every later prefix', () => {
     const a = promptBlocks(payload('last'), estimator).map((b) => b.prefix);
     expect(promptBlocks(payload('system'), estimator).map((b) => b.prefix)).toEqual(a);

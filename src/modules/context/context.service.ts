@@ -137,13 +137,15 @@ export function createContextService(deps: {
     const compaction = await decideCompaction(facts, turn, reads, result, params.compacted);
     if ('rerun' in compaction) return assembleTurn({ ...params, compacted: compaction.rerun });
     // What this payload is expected to cost against the cache the session's earlier calls left
-    // (its blocks counted through the memo: most of them were counted in the session's last call).
+    // (its blocks counted through the memo: most of them were counted in the session's last call;
+    // the retrieved block at the tokens assembly packed it by, an upper bound of its own count).
     const billed = billPayload({
       payload: result.payload,
       model: facts.model,
       at: reads.callAt,
       state: turn.session.promptCache,
       estimator: stableEstimator(deps.estimator),
+      counted: result.counted,
     });
     result.budget = { ...result.budget, cost: billed.cost };
     const wire = replyOf(result, {

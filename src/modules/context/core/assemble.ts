@@ -144,5 +144,6 @@ export function assembleContext(input: AssembleInput): AssembleResult {
     cache,
     userTurn: { content: userTurn, tokens: userTurnTokens },
     reattachChannelContext: channel.reattach,
+    counted: new Map(packed.text === null ? [] : [[packed.text, packed.tokens]]),
   };
 }

@@ -241,4 +241,9 @@ export interface AssembleResult {
    * and no channelContext was given: assemble again with it, and it is attached in this turn.
    */
   reattachChannelContext: boolean;
+  /**
+   * Text blocks of the payload with the tokens assembly packed them by, for the bill to take
+   * instead of counting them again: the retrieved block (docs/cost-model.md, "In the product").
+   */
+  counted: ReadonlyMap<string, number>;
 }

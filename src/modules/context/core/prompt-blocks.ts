@@ -55,7 +55,15 @@ function withoutCacheControl(block: unknown): unknown {
   return rest;
 }
 
-export function promptBlocks(payload: PromptPayload, estimator: TokenEstimator): PromptBlock[] {
+/**
+ * `counted`: tokens of text blocks already known (by their text), taken instead of the estimator's
+ * count; the product hands over the retrieved block's, which assembly packed row by row.
+ */
+export function promptBlocks(
+  payload: PromptPayload,
+  estimator: TokenEstimator,
+  counted: ReadonlyMap<string, number> = NONE_COUNTED,
+): PromptBlock[] {
   const blocks: PromptBlock[] = [];
   let previous = '';
   const push = (section: string, content: unknown, tokens: number) => {
@@ -79,21 +87,23 @@ export function promptBlocks(payload: PromptPayload, estimator: TokenEstimator):
   } else {
     for (const block of system ?? []) push('system', block, estimator.content([withoutCacheControl(block)]));
   }
+  const blockTokens = (block: unknown) => {
+    const known = counted.size > 0 ? counted.get((block as { text?: unknown }).text as string) : undefined;
+    return known ?? estimator.content([withoutCacheControl(block)]);
+  };
   for (const message of payload.messages) {
     const content =
       typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     content.forEach((block, index) => {
       // The first block of a message starts it: the role and the message's overhead go there.
       const section = index === 0 ? `message:${message.role}` : 'block';
-      push(
-        section,
-        block,
-        estimator.content([withoutCacheControl(block)]) + (index === 0 ? MESSAGE_OVERHEAD_TOKENS : 0),
-      );
+      push(section, block, blockTokens(block) + (index === 0 ? MESSAGE_OVERHEAD_TOKENS : 0));
     });
   }
   return blocks;
 }
+
+const NONE_COUNTED: ReadonlyMap<string, number> = new Map();
 
 /** Bills a payload against the cache state the conversation's earlier requests left (cost-model.ts). */
 export function billPayload(params: {
@@ -102,9 +112,10 @@ export function billPayload(params: {
   at: number;
   state: CacheState | null;
   estimator: TokenEstimator;
+  counted?: ReadonlyMap<string, number>;
 }): BilledRequest {
   return billRequest({
-    blocks: promptBlocks(params.payload, params.estimator),
+    blocks: promptBlocks(params.payload, params.estimator, params.counted),
     model: params.model,
     at: params.at,
     state: params.state,
