@@ -5,11 +5,19 @@
 // event (this process + the database's backends), in interleaved blocks. Then throughput: batches
 // of 100 at concurrency 1, 2 and 4, single events at concurrency 32, beside the floors of the same
 // run (Fastify returning a constant; Fastify with one indexed Postgres read). The benchmark never
-// runs ANALYZE itself: a new table's statistics are the service's business.
+// runs ANALYZE on what ingest writes: a new table's statistics are the service's business.
+//
+// `--fixture irc --size 100000` measures issue 32's target instead: the dev Ubuntu IRC lines at
+// their real text and nicks (../shared/data/ubuntu-irc/dev; skipped when absent), into a database
+// (contextd_bench_ingest_irc, kept between runs) that already holds `--size` messages (the IRC
+// channel of bench:call-cost, seeded once) and a floor table holding the same rows, both analyzed
+// once after the bulk load, as an operator's load would be. Each run's events go to the seeded
+// tenant in ten new channels; the same mix, texts and nicks taken from the lines in order.
 //
 //   npm run bench:ingest                          (PGlite in memory; no CPU comparison)
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:ingest
 //       (database contextd_bench_ingest; each run uses a fresh tenant; --reset starts empty)
+//   … -- --fixture irc --size 100000              (see above; --reset reseeds)
 //   … -- --batches 200 --singles 5000 --rounds 6 --block 10
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -20,18 +28,33 @@ import { parseConfig } from '../src/config.js';
 import { localDeps } from '../src/deps.js';
 import { generateApiKey } from '../src/modules/tenants/tenants.repository.js';
 import { queryRows } from '../src/db/client.js';
-import { openBenchDatabase } from './lib/channel-fixture.js';
+import { BENCH_TENANT, openBenchDatabase, vacuumAnalyze } from './lib/channel-fixture.js';
+import { readIrcLines, seedIrcChannel, type IrcLine } from './lib/irc-channel.js';
 import { arg, floorApp, int, machineLine, ms, printTable, rng, throughput } from './lib/measure.js';
 
-/** A realistic mix: 75% new messages (some replies and thread replies), 15% reactions, 7% edits, 3% deletes. */
-function eventStream(seed: number) {
+/** What a run's events are made of: synthetic words, or the IRC lines in order (`--fixture irc`). */
+interface StreamSource {
+  lines: IrcLine[] | null;
+  /** Prefix of the run's channel ids (new channels each run in the kept fixture database). */
+  prefix: string;
+}
+
+/**
+ * A realistic mix: 75% new messages (some replies and thread replies), 15% reactions, 7% edits,
+ * 3% deletes. With IRC lines, a new message is the next line (its text and nick), an edit the
+ * line after it.
+ */
+function eventStream(seed: number, source: StreamSource = { lines: null, prefix: '' }) {
   const random = rng(seed);
-  const channels = Array.from({ length: 10 }, (_, i) => `C${i}`);
+  const channels = Array.from({ length: 10 }, (_, i) => `${source.prefix}C${i}`);
   const seen: Record<string, string[]> = {};
   const words =
     'deploy the rollout plan for staging tonight database migration failed again please check logs 🚀 日本語 ok'.split(
       ' ',
     );
+  const { lines } = source;
+  let line = lines ? (seed * 7919) % lines.length : 0;
+  const nextLine = () => lines![line++ % lines!.length]!;
   let n = 0;
   let clock = Date.UTC(2026, 0, 1);
   return () => {
@@ -60,7 +83,7 @@ function eventStream(seed: number) {
         channel_id,
         message_id: earlier(),
         ts,
-        text: `edited ${n}`,
+        text: lines ? nextLine().text : `edited ${n}`,
       };
     }
     if (list.length > 5 && r < 0.25) {
@@ -68,10 +91,13 @@ function eventStream(seed: number) {
     }
     const id = `m${seed}_${n}`;
     list.push(id);
-    const text = Array.from(
-      { length: 5 + Math.floor(random() * 30) },
-      () => words[Math.floor(random() * words.length)],
-    ).join(' ');
+    const irc = lines ? nextLine() : null;
+    const text =
+      irc?.text ??
+      Array.from(
+        { length: 5 + Math.floor(random() * 30) },
+        () => words[Math.floor(random() * words.length)],
+      ).join(' ');
     const placement =
       list.length > 5 && random() < 0.3
         ? random() < 0.5
@@ -84,7 +110,7 @@ function eventStream(seed: number) {
       channel_id,
       message_id: id,
       ts,
-      author: { id: `U${n % 40}`, name: `user${n % 40}` },
+      author: irc ? { id: irc.nick, name: irc.nick } : { id: `U${n % 40}`, name: `user${n % 40}` },
       text,
       ...placement,
     };
@@ -94,7 +120,19 @@ function eventStream(seed: number) {
 async function main(): Promise<void> {
   const batches = Number(arg('batches') ?? 100);
   const singles = Number(arg('singles') ?? 3000);
-  const database = await openBenchDatabase('contextd_bench_ingest');
+  const fixture = arg('fixture');
+  if (fixture !== undefined && fixture !== 'irc') throw new Error(`--fixture ${fixture}: only irc is known`);
+  const lines = fixture === 'irc' ? readIrcLines() : null;
+  if (fixture === 'irc' && !lines) {
+    console.log('bench:ingest --fixture irc skipped: ../shared/data/ubuntu-irc/dev is absent');
+    return;
+  }
+  const size = Number(arg('size') ?? 100_000);
+  const databaseName = lines ? 'contextd_bench_ingest_irc' : 'contextd_bench_ingest';
+  const database = await openBenchDatabase(databaseName);
+  const run = randomBytes(3).toString('hex');
+  const source: StreamSource = { lines, prefix: lines ? `r${run}_` : '' };
+  if (lines) await seedFixture(database, lines, size);
   const config = parseConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -107,7 +145,7 @@ async function main(): Promise<void> {
   const deps = localDeps(config, database);
   const app = await buildApp(deps, { logger: false });
   await app.ready();
-  const tenantId = `bench_${randomBytes(4).toString('hex')}`;
+  const tenantId = lines ? BENCH_TENANT : `bench_${randomBytes(4).toString('hex')}`;
   const key = generateApiKey();
   await app.services.tenants.ensureTenant({ tenantId });
   await app.services.tenants.addApiKey({ tenantId, key, name: 'bench' });
@@ -124,7 +162,7 @@ async function main(): Promise<void> {
   const storedBefore = await storedMessages();
   console.log(`backend: ${database.kind}; transport: app.inject (in-process HTTP, no sockets)`);
 
-  if (database.kind === 'postgres') await costAgainstFloor(database, post);
+  if (database.kind === 'postgres') await costAgainstFloor(database, databaseName, source, post);
 
   const rows: Record<string, string | number>[] = [];
   const constant = await throughput(5000, 32, () => floor.inject({ url: '/constant' }));
@@ -147,7 +185,7 @@ async function main(): Promise<void> {
   });
 
   for (const concurrency of [1, 2, 4]) {
-    const next = eventStream(concurrency);
+    const next = eventStream(concurrency, source);
     const payloads = Array.from({ length: batches }, () => Array.from({ length: 100 }, next));
     await post(
       payloads[0]!.map((e) => ({ ...e, message_id: `warm_${(e as { message_id: string }).message_id}` })),
@@ -162,7 +200,7 @@ async function main(): Promise<void> {
       'p99 ms': ms(result.latency.p99),
     });
   }
-  const next = eventStream(99);
+  const next = eventStream(99, source);
   const events = Array.from({ length: singles }, next);
   const single = await throughput(singles, 32, (i) => post([events[i]]));
   rows.push({
@@ -175,13 +213,54 @@ async function main(): Promise<void> {
   });
   printTable(`Ingest (${database.kind})`, rows);
   console.log(
-    `\nchannel_messages rows: ${int(storedBefore)} before this run, ${int(await storedMessages())} after (--reset starts empty)`,
+    `\nchannel_messages rows: ${int(storedBefore)} before this run, ${int(await storedMessages())} after (${lines ? `fixture irc ${int(size)}` : '--reset starts empty'})`,
   );
   console.log(`\n${machineLine()}`);
   await floor.close();
   await app.close();
   await deps.locks.close();
   await database.close();
+}
+
+type BenchDatabase = Awaited<ReturnType<typeof openBenchDatabase>>;
+
+const createFloorTable = (database: BenchDatabase) =>
+  database.db.execute(sql`create table if not exists ingest_floor (like channel_messages including all)`);
+
+/**
+ * The fixture: the IRC channel of `size` lines in channel_messages (seeded once, kept; VACUUM
+ * ANALYZE once after loading), the same rows copied into ingest_floor (tenant floor_seed) and
+ * analyzed the same way, and ingest_events analyzed (empty: the bench's events carry no event_id).
+ */
+async function seedFixture(database: BenchDatabase, lines: IrcLine[], size: number): Promise<void> {
+  const channelId = await seedIrcChannel(database, lines, size, console.log);
+  await createFloorTable(database);
+  const count = async (query: ReturnType<typeof sql>) =>
+    (await queryRows<{ n: number }>(database.db, query))[0]?.n ?? 0;
+  if ((await count(sql`select count(*)::int as n from ingest_floor where tenant_id = 'floor_seed'`)) < size) {
+    const columns = (
+      await queryRows<{ name: string }>(
+        database.db,
+        sql`select column_name as name from information_schema.columns
+            where table_name = 'channel_messages' and table_schema = 'public' and is_generated = 'NEVER'
+            order by ordinal_position`,
+      )
+    )
+      .map((c) => `"${c.name}"`)
+      .filter((c) => c !== '"tenant_id"')
+      .join(', ');
+    await database.db.execute(sql`delete from ingest_floor where tenant_id = 'floor_seed'`);
+    await database.db.execute(
+      sql.raw(`insert into ingest_floor (tenant_id, ${columns}) select 'floor_seed', ${columns} from channel_messages
+               where tenant_id = '${BENCH_TENANT}' and channel_id = '${channelId}'`),
+    );
+    await vacuumAnalyze(database, ['ingest_floor', 'ingest_events']);
+  }
+  const messages = await count(sql`select count(*)::int as n from channel_messages`);
+  const floorRows = await count(sql`select count(*)::int as n from ingest_floor`);
+  console.log(
+    `fixture: ${int(messages)} channel_messages, ${int(floorRows)} ingest_floor rows (seed of ${int(size)} IRC lines, analyzed once after loading)`,
+  );
 }
 
 /**
@@ -191,21 +270,21 @@ async function main(): Promise<void> {
  * ratio is printed (the first rounds run on whatever statistics the tables have).
  */
 async function costAgainstFloor(
-  database: Awaited<ReturnType<typeof openBenchDatabase>>,
+  database: BenchDatabase,
+  databaseName: string,
+  source: StreamSource,
   post: (events: unknown[]) => Promise<void>,
 ): Promise<void> {
   if (database.kind !== 'postgres') return;
   const rounds = Number(arg('rounds') ?? 6);
   const block = Number(arg('block') ?? 10);
-  await database.db.execute(
-    sql`create table if not exists ingest_floor (like channel_messages including all)`,
-  );
+  await createFloorTable(database);
   const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = '/contextd_bench_ingest';
+  url.pathname = `/${databaseName}`;
   const bare = postgres(url.toString(), { max: 1, onnotice: () => {} });
   const backends = await backendCpu(database);
   const run = randomBytes(3).toString('hex');
-  const next = eventStream(7);
+  const next = eventStream(7, source);
   let floorRow = 0;
   const floorBatch = (events: Record<string, unknown>[]) =>
     events.map((e) => ({
@@ -215,8 +294,8 @@ async function costAgainstFloor(
       message_id: `f${floorRow++}`,
       lane_key: `root:${String(e.channel_id)}`,
       ts: new Date(String(e.ts)),
-      author_id: 'U1',
-      author_name: 'user1',
+      author_id: typeof e.author === 'object' ? (e.author as { id: string }).id : 'U1',
+      author_name: typeof e.author === 'object' ? (e.author as { name: string }).name : 'user1',
       text: typeof e.text === 'string' ? e.text : '',
       token_estimate: 10,
     }));
