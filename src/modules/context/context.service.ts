@@ -294,9 +294,11 @@ export function createContextService(deps: {
       mode: facts.mode,
       dryRun: facts.dryRun,
       cacheCold: cacheCold(turn.session.promptCache, reads.callAt),
-      // The lane sends its summary as the view's head: a summary written for a larger window counts.
+      // The lane sends its summary as the view's head: a summary written for a larger window counts
+      // (through the memo: the same summary is counted on every call until the next compaction).
       viewTokens:
-        viewTokensOf(reads.entries, from) + (turn.lane.summary ? deps.estimator.text(turn.lane.summary) : 0),
+        viewTokensOf(reads.entries, from) +
+        (turn.lane.summary ? stableEstimator(deps.estimator).text(turn.lane.summary) : 0),
       effectiveWindow: facts.window,
       historyShare: deps.compaction.historyShare,
     });
