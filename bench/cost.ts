@@ -5,6 +5,7 @@
 //   npm run bench:cost                                     (everything: a few tens of minutes)
 //   npm run bench:cost -- --quick                          (a few minutes: 80 turns, 30 questions, 2,000 channel lines)
 //   npm run bench:cost -- --data FILE --irc DIR --turns N --conversations N --questions N --channel-lines N --json out.json
+//   npm run bench:cost -- --request '24k window' --channel-lines 10       (the 24k DM runs alone: 2–3 min)
 //
 // DM: each LoCoMo conversation (default ../shared/data/locomo/locomo-dev.json) is a DM session:
 // speaker_a the user, speaker_b the assistant, consecutive lines of one speaker merged, turns 60 s
@@ -45,6 +46,8 @@ const ARGS = {
   conversations: numberArg('conversations', Infinity),
   questions: numberArg('questions', 30),
   channelLines: numberArg('channel-lines', 2000),
+  /** Only the DM request with this label ("default", "24k window"). */
+  request: arg('request'),
 };
 /** Every 20th channel line mentions the bot. */
 const MENTION_EVERY = 20;
@@ -446,7 +449,7 @@ async function main(): Promise<void> {
       );
     } else {
       const samples = (JSON.parse(readFileSync(ARGS.data, 'utf8')) as Sample[]).slice(0, ARGS.conversations);
-      for (const config of CONFIGURATIONS) {
+      for (const config of CONFIGURATIONS.filter((c) => !ARGS.request || c.label === ARGS.request)) {
         const run = emptyRun(config.label);
         for (const sample of samples) {
           const inject = await service.tenant(`cost_${config.label.replace(/\W/g, '')}_${sample.sample_id}`);

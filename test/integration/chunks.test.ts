@@ -3,6 +3,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelMessages, transcriptChunks, transcriptEntries } from '../../src/db/schema.js';
+import { createRetriever } from '../../src/modules/context/context.retrieve.js';
+import { createChunksRepository } from '../../src/modules/memory/chunks.repository.js';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -215,5 +217,57 @@ describe('chunk rebuilds driven by channel ingest', () => {
     const after = await chunksOf(t.tenantId, session.id);
     expect(after[0]!.text).toContain('never mind');
     expect(after[0]!.text).not.toContain('bluefinch');
+  });
+});
+
+describe('adjacent exchanges of a transcript hit (context retrieval)', () => {
+  it('brings the exchange before and after a hit at half its score, when that passes the relevance rule', async () => {
+    const session = await newSession(t, 'agent:a:slack:dm:adjacent');
+    const exchanges = [
+      ['How was your weekend?', 'Quiet, I painted the fence.'],
+      ['Did you finally adopt the puppy?', 'Tell me, did you?'],
+      ['Yes! We named him Oscar.', 'Lovely name.'],
+      ['Lunch today?', 'Sure, at noon.'],
+    ];
+    for (const [user, assistant] of exchanges) {
+      ctx.clock.advance(60_000);
+      await ctx.app.services.transcript.appendTurns({
+        tenantId: t.tenantId,
+        sessionId: session.id,
+        turns: [
+          { role: 'user', content: user! },
+          { role: 'assistant', content: assistant! },
+        ],
+      });
+    }
+    const retrieve = createRetriever({
+      memorySearch: ctx.app.services.memorySearch,
+      chunks: createChunksRepository(ctx.deps.database.db),
+    });
+    const run = (least: number) =>
+      retrieve({
+        session,
+        laneKey: 'main',
+        query: 'adopt a puppy',
+        lexemes: null,
+        now: ctx.clock.now(),
+        limit: 20,
+        minScore: () => least,
+        include: {},
+      });
+    const { items } = await run(0.01);
+    const hit = items[0]!;
+    expect(hit.id).toBe(`${session.id}:3`);
+    // The exchanges before (seq 1–2) and after (5–6) at half the hit's score; seq 7's is not adjacent.
+    expect(items.map((i) => [i.id, i.seq_range])).toEqual([
+      [`${session.id}:3`, [3, 4]],
+      [`${session.id}:1`, [1, 2]],
+      [`${session.id}:5`, [5, 6]],
+    ]);
+    expect(items[1]!.score).toBeCloseTo(hit.score / 2, 5);
+    expect(items[2]!.text).toContain('We named him Oscar.');
+    // A least score over half the hit's: the hit alone.
+    const strict = await run(hit.score * 0.6);
+    expect(strict.items.map((i) => i.id)).toEqual([hit.id]);
   });
 });

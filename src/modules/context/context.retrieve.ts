@@ -9,6 +9,7 @@ import type { SessionRow } from '../sessions/sessions.repository.js';
 import { visibleMemoryScopes } from '../memory/core/visible-scopes.js';
 import type { MemorySearchService, SearchResult } from '../memory/memory-search.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
+import type { ChunksRepository } from '../memory/chunks.repository.js';
 
 import type { ContextRequest } from './context.types.js';
 
@@ -97,13 +98,14 @@ const CONTEXT_RANKING = { feedback: null, bm25: { k1: 1.2, b: 0.75 } };
  * Neighbour expansion (docs/benchmarks.md): the message just before and just after a
  * retrieved channel message in its lane, within NEIGHBOUR_WITHIN_MS, joins the candidates at
  * NEIGHBOUR_SHARE of the hit's score — the answer to a question is often the next turn, which
- * shares no word with the query.
+ * shares no word with the query. A transcript hit's adjacent exchanges join the same way
+ * (withAdjacentExchanges).
  */
 const NEIGHBOUR_SHARE = 0.5;
 const NEIGHBOUR_WITHIN_MS = 30 * 60_000;
 /** Messages read on each side of a hit; the d-th one scores NEIGHBOUR_SHARE^d of the hit. */
 const NEIGHBOUR_SPAN = 2;
-/** Hits whose neighbours are read (the best ones). */
+/** Hits whose neighbours are read (the best ones), of each kind. */
 const NEIGHBOUR_HITS = 100;
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -133,6 +135,7 @@ type Retrieved = { items: RetrievedItem[]; leftOut: LeftOutCandidate[] };
 export function createRetriever(deps: {
   memorySearch: Pick<MemorySearchService, 'searchMemory'>;
   channels?: Pick<ChannelsService, 'neighbours'>;
+  chunks?: Pick<ChunksRepository, 'adjacentChunks'>;
 }) {
   /** Both searches, with the session's scopes and filters. */
   function search(params: RetrieveParams) {
@@ -210,12 +213,52 @@ export function createRetriever(deps: {
     return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   }
 
+  /**
+   * Conversational adjacency for the session's own transcript: a transcript hit is one exchange (a
+   * user turn and its replies), and a question's evidence is often the exchange just before or just
+   * after the one that shares its words. Those two join the candidates at NEIGHBOUR_SHARE of the
+   * hit's score when that still passes the relevance rule (`least`): only hits twice as relevant as
+   * the least bring their neighbours, so small talk brings none (docs/benchmarks.md, "Sizing
+   * retrieval").
+   */
+  async function withAdjacentExchanges(
+    session: SessionRow,
+    items: RetrievedItem[],
+    least: number,
+  ): Promise<RetrievedItem[]> {
+    const hits = items.filter((i) => i.kind === 'transcript' && i.score * NEIGHBOUR_SHARE >= least);
+    if (!deps.chunks || hits.length === 0) return items;
+    const rows = await deps.chunks.adjacentChunks({
+      tenantId: session.tenantId,
+      ids: hits.slice(0, NEIGHBOUR_HITS).map((h) => h.id),
+    });
+    const hitOf = new Map(hits.map((h) => [h.id, h]));
+    const byId = new Map(items.map((i) => [i.id, i]));
+    for (const row of rows) {
+      const score = round((hitOf.get(row.hit_id)?.score ?? 0) * NEIGHBOUR_SHARE);
+      const known = byId.get(row.id);
+      if (known && known.score >= score) continue;
+      byId.set(row.id, {
+        id: row.id,
+        text: row.text,
+        score,
+        lane_key: row.lane_key,
+        ts: row.end_ts,
+        kind: 'transcript',
+        source: 'conversation',
+        seq_range: [row.first_seq, row.last_seq],
+      });
+    }
+    return [...byId.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  }
+
   return async function retrieve(params: RetrieveParams): Promise<Retrieved> {
     const [memories, other] = await search(params);
-    const { results, leftOut } = relevantHits(memories?.results ?? [], other?.results ?? [], params);
+    const { results, leftOut, least } = relevantHits(memories?.results ?? [], other?.results ?? [], params);
     // Each item written out whole (no spread of a shared base): this runs for every candidate.
     const items = results.map(retrievedItemOf);
-    return { items: await withNeighbours(params.session, items), leftOut };
+    const adjacent = await withAdjacentExchanges(params.session, items, least);
+    return { items: await withNeighbours(params.session, adjacent), leftOut };
   };
 }
 
@@ -228,7 +271,7 @@ function relevantHits(
   memories: readonly SearchResult[],
   other: readonly SearchResult[],
   params: Pick<RetrieveParams, 'laneKey' | 'include' | 'limit' | 'minScore'>,
-): { results: SearchResult[]; leftOut: LeftOutCandidate[] } {
+): { results: SearchResult[]; leftOut: LeftOutCandidate[]; least: number } {
   const { laneKey, include, limit } = params;
   const leftOut: LeftOutCandidate[] = [];
   const leave = (r: SearchResult, reason: LeftOutCandidate['reason']) =>
@@ -248,7 +291,7 @@ function relevantHits(
   }
   const ranked = relevant.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   for (const r of ranked.slice(limit)) leave(r, 'over_limit');
-  return { results: ranked.length > limit ? ranked.slice(0, limit) : ranked, leftOut };
+  return { results: ranked.length > limit ? ranked.slice(0, limit) : ranked, leftOut, least };
 }
 
 /** A search hit as assembly takes it. */

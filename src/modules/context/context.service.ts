@@ -56,6 +56,7 @@ import {
   type ContextReply,
   type ContextRequest,
 } from './context.types.js';
+import { createChunksRepository } from '../memory/chunks.repository.js';
 import {
   createRetriever,
   minRelevance,
@@ -107,7 +108,7 @@ export function createContextService(deps: {
 }) {
   const { config, context } = deps;
   const loadTurnMedia = createThreadMediaLoader(deps);
-  const retrieve = createRetriever(deps);
+  const retrieve = createRetriever({ ...deps, chunks: createChunksRepository(deps.db) });
   const laneHistory = createLaneHistoryCache(deps);
 
   /**

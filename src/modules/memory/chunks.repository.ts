@@ -20,6 +20,16 @@ export type ChunkSourceEntry = {
   scrub_texts: string[] | null;
 };
 
+export type AdjacentChunk = {
+  hit_id: string;
+  id: string;
+  lane_key: string;
+  first_seq: number;
+  last_seq: number;
+  text: string;
+  end_ts: string;
+};
+
 type ChunkSpan = {
   session_id: string;
   session_key: string;
@@ -66,6 +76,45 @@ export function createChunksRepository(db: Executor) {
           order by e.seq`,
       );
       return rows.map((r) => ({ ...r, seq: Number(r.seq), at: new Date(r.at) }));
+    },
+
+    /**
+     * The chunks just before and just after each of these chunks (`session_id:first_seq`, as search
+     * returns them) in its session's lane: the exchange before a hit and the one after it.
+     */
+    async adjacentChunks(
+      params: { tenantId: string; ids: string[] },
+      tx: Executor = db,
+    ): Promise<AdjacentChunk[]> {
+      if (params.ids.length === 0) return [];
+      const rows = await queryRows<Omit<AdjacentChunk, 'end_ts'> & { end_ts: string | Date }>(
+        tx,
+        sql`with h as (
+            select v as id, split_part(v, ':', 1)::uuid as session_id, split_part(v, ':', 2)::int as first_seq
+            from jsonb_array_elements_text(${JSON.stringify(params.ids)}::jsonb) v)
+          select h.id as hit_id, n.session_id::text || ':' || n.first_seq as id, n.lane_key,
+            n.first_seq, n.last_seq, n.text, coalesce(n.end_ts, n.created_at) as end_ts
+          from h
+          join transcript_chunks a
+            on a.tenant_id = ${params.tenantId} and a.session_id = h.session_id and a.first_seq = h.first_seq
+          cross join lateral (
+            (select * from transcript_chunks p where p.tenant_id = a.tenant_id and p.session_id = a.session_id
+              and p.lane_key = a.lane_key and p.first_seq < a.first_seq order by p.first_seq desc limit 1)
+            union all
+            (select * from transcript_chunks x where x.tenant_id = a.tenant_id and x.session_id = a.session_id
+              and x.lane_key = a.lane_key and x.first_seq > a.first_seq order by x.first_seq asc limit 1)
+          ) n
+          order by h.id, n.first_seq`,
+      );
+      return rows.map((r) => ({
+        hit_id: r.hit_id,
+        id: r.id,
+        lane_key: r.lane_key,
+        first_seq: Number(r.first_seq),
+        last_seq: Number(r.last_seq),
+        text: r.text,
+        end_ts: new Date(r.end_ts).toISOString(),
+      }));
     },
 
     /** Deletes the lane's chunks starting in [fromSeq, toSeq]. */
