@@ -511,4 +511,33 @@ describe('POST /v1/memories/search', () => {
     }
     expect(await repo.wordLexemes([])).toEqual([]);
   });
+
+  it("samples a large scope's average length in key order: the same stored rows, the same statistics", async () => {
+    // Stored in the reverse of their key order, so the rows a scan meets first are the last by key.
+    const tenant = await ctx.tenant();
+    const session = '0190b3c2-7d1e-7abc-8def-00000000cafe';
+    const texts = ['apple', 'apple banana', 'apple banana cherry', 'apple banana cherry damson'];
+    for (let seq = texts.length; seq >= 1; seq -= 1) {
+      await ctx.deps.database.db.insert(transcriptChunks).values({
+        tenantId: tenant.tenantId,
+        sessionId: session,
+        firstSeq: seq,
+        lastSeq: seq,
+        laneKey: 'root:C9',
+        sessionKey: 'agent:a:slack:channel:C9',
+        text: texts[seq - 1]!,
+      });
+    }
+    const repo = createSearchRepository(ctx.deps.database.db);
+    const stats = await repo.corpusStats({
+      tenantId: tenant.tenantId,
+      source: 'transcript_chunks',
+      filters: {},
+      now: ctx.clock.now(),
+      cap: 100,
+      sample: 2,
+    });
+    // The two first by key (1 and 2 lexemes), not the two stored first (4 and 3).
+    expect(stats).toEqual({ documents: 4, averageLength: 1.5 });
+  });
 });

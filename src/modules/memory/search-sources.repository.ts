@@ -49,6 +49,8 @@ export interface SourceSql {
   table: SQL;
   /** The document's time, as a column expression of `d`. */
   time: SQL;
+  /** The rows' order within a tenant, unique and served by the primary key: a sample taken in it is the same on every call. */
+  key: SQL;
   columns: SQL;
   /** `now` null: expired memories too (the scope cache keeps them and filters at each search). */
   conditions(tenantId: string, filters: SearchFilters, now: Date | null, tenantIndexed?: boolean): SQL[];
@@ -80,6 +82,7 @@ export const SOURCES: Record<SearchSource, SourceSql> = {
   memories: {
     table: sql`memories d`,
     time: sql`d.updated_at`,
+    key: sql`d.id`,
     columns: sql`d.id::text as id, d.text, d.tsv, d.updated_at as time, (d.metadata->>'lane_key') as lane_key,
       json_build_object('type', d.type, 'scope', d.scope, 'scope_key', d.scope_key, 'source', d.source,
         'metadata', d.metadata, 'created_at', d.created_at, 'expires_at', d.expires_at) as extra`,
@@ -115,6 +118,7 @@ export const SOURCES: Record<SearchSource, SourceSql> = {
   transcript_chunks: {
     table: sql`transcript_chunks d`,
     time: sql`coalesce(d.end_ts, d.created_at)`,
+    key: sql`d.session_id, d.first_seq`,
     columns: sql`(d.session_id::text || ':' || d.first_seq) as id, d.text, d.tsv,
       coalesce(d.end_ts, d.created_at) as time, d.lane_key,
       json_build_object('session_id', d.session_id, 'session_key', d.session_key, 'first_seq', d.first_seq,
@@ -130,6 +134,7 @@ export const SOURCES: Record<SearchSource, SourceSql> = {
   channel_messages: {
     table: sql`channel_messages d`,
     time: sql`d.ts`,
+    key: sql`d.platform, d.channel_id, d.message_id`,
     columns: sql`(d.platform || ':' || d.channel_id || ':' || d.message_id) as id, d.text, d.tsv, d.ts as time,
       d.lane_key,
       json_build_object('platform', d.platform, 'channel_id', d.channel_id, 'message_id', d.message_id,

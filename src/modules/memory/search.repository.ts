@@ -341,7 +341,9 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
 
     /**
      * Documents searched (a count capped at `cap`) and their average length in distinct lexemes,
-     * estimated from the first `sample` of them: IDF needs magnitudes, not exact figures.
+     * estimated from the first `sample` of them in key order: IDF needs magnitudes, not exact
+     * figures, but the same stored rows must give the same scores (and payloads) on every call and
+     * instance, which rows in whatever order a scan returns them do not.
      */
     async corpusStats(
       params: {
@@ -359,7 +361,8 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
       const [row] = await queryRows<{ n: number; avgdl: number | null }>(
         tx,
         sql`select (select count(*) from (select 1 from ${source.table} where ${where} limit ${params.cap}) a)::int as n,
-          (select avg(length(b.tsv)) from (select d.tsv from ${source.table} where ${where} limit ${params.sample}) b)::float8 as avgdl`,
+          (select avg(length(b.tsv)) from (select d.tsv from ${source.table} where ${where}
+            order by ${source.key} limit ${params.sample}) b)::float8 as avgdl`,
       );
       return { documents: Number(row?.n ?? 0), averageLength: Number(row?.avgdl ?? 0) };
     },
