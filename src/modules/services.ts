@@ -1,7 +1,7 @@
 // Builds every service from the deps: the one place where modules are wired together.
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { afterCommit } from '../db/client.js';
+import { afterCommit } from '../db/retries.js';
 import { createContextServices } from './context/context.module.js';
 import { createContextRepository } from './context/context.repository.js';
 import { createTenantsRepository } from './tenants/tenants.repository.js';

@@ -69,18 +69,10 @@ export function snapshotRowsStatement(executor: Executor, limit: number) {
 const NEIGHBOUR_COLUMNS = sql`platform, message_id, lane_key, ${epochMs(sql`ts`)} as ts_ms, author_id,
   author_name, author_is_bot, text`;
 
-interface NeighbourRow extends Record<string, unknown> {
-  platform: string;
-  message_id: string;
-  lane_key: string;
-  ts_ms: number;
-  author_id: string | null;
-  author_name: string | null;
-  author_is_bot: boolean;
-  text: string;
-  hit_id: string;
-  distance: number;
-}
+type NeighbourRow = Pick<
+  MessageRow,
+  'platform' | 'message_id' | 'lane_key' | 'ts_ms' | 'author_id' | 'author_name' | 'author_is_bot' | 'text'
+> & { hit_id: string; distance: number };
 
 /** A retrieval hit's neighbour as neighbour expansion reads it. */
 export type NeighbourMessage = Pick<

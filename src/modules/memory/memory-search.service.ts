@@ -25,6 +25,7 @@ import {
 import type { Clock } from '../../shared/clock.js';
 import type { CandidateRow, SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
 import { candidatesFromDocuments, type ScopeCache } from './scope-cache.js';
+import { createSearchStatistics } from './search-statistics.js';
 import { redactText } from './core/redaction.js';
 
 /** Results from lanes other than the caller's (and not named) need at least this score (§6.6). */
@@ -56,11 +57,6 @@ const LARGE_KEEP = 20;
 export const SCOPE_SCAN_MAX = 2_000;
 /** In a scope read, the most recent matches of a term that are ranked for its candidates. */
 const SCOPE_RANK_WINDOW = 500;
-/** A scope found larger than SCOPE_SCAN_MAX goes straight to the rare-lexeme path, with its statistics cached, for this long. */
-const LARGE_SCOPE_TTL_MS = 60_000;
-const LARGE_SCOPES_MAX = 10_000;
-/** Query words whose lexemes are held (a few MB at most); when full, the held ones are dropped. */
-const WORD_LEXEMES_MAX = 50_000;
 
 /**
  * What a query's lexemes are read from (its words; null: none, nothing to read) and which of the
@@ -161,68 +157,7 @@ export function createMemorySearchService(deps: {
   scopeCache?: ScopeCache;
 }) {
   const { search, clock, scopeCache } = deps;
-  /**
-   * Scopes recently found too large for a scope read, with their statistics (a document count
-   * capped at STATS_CAP and an average length): for LARGE_SCOPE_TTL_MS they skip the read and
-   * the count.
-   */
-  const largeScopes = new Map<string, { at: number; stats: { documents: number; averageLength: number } }>();
-
-  /**
-   * The statistics of a large scope, counted once however many calls miss the cache together
-   * (single flight: the count reads up to STATS_CAP rows, ~145 ms, and every concurrent call used
-   * to run its own), then cached for LARGE_SCOPE_TTL_MS. The cache is read again here: a call that
-   * checked it before its scope read may arrive after another call's count has landed.
-   */
-  const statsInFlight = new Map<string, Promise<{ documents: number; averageLength: number }>>();
-  function largeScopeStats(scopeKey: string, params: Parameters<SearchRepository['corpusStats']>[0]) {
-    const cached = largeScopes.get(scopeKey);
-    if (cached && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS)
-      return Promise.resolve(cached.stats);
-    let pending = statsInFlight.get(scopeKey);
-    if (!pending) {
-      pending = search.corpusStats(params).then((stats) => {
-        if (largeScopes.size >= LARGE_SCOPES_MAX) largeScopes.clear();
-        largeScopes.set(scopeKey, { at: clock.now().getTime(), stats });
-        return stats;
-      });
-      const settled = () => statsInFlight.delete(scopeKey);
-      pending.then(settled, settled);
-      statsInFlight.set(scopeKey, pending);
-    }
-    return pending;
-  }
-
-  /**
-   * The lexemes of query words seen before, per word (SearchRepository.wordLexemes): a query whose
-   * words are all held costs no statement; the others read only their new words. Words recur
-   * across queries (a vocabulary is Zipf-distributed), and `lexemesOf(words.join(' '))` is the held
-   * lists joined in order without repeats.
-   */
-  const wordLexemes = new Map<string, readonly string[]>();
-  async function lexemesOfWords(words: readonly string[]): Promise<string[]> {
-    const missing = [...new Set(words.filter((w) => !wordLexemes.has(w)))];
-    if (missing.length > 0) {
-      const read = await search.wordLexemes(missing);
-      if (wordLexemes.size + missing.length > WORD_LEXEMES_MAX) wordLexemes.clear();
-      missing.forEach((word, i) => wordLexemes.set(word, read[i] ?? []));
-    }
-    const out = new Set<string>();
-    for (const word of words) for (const lexeme of wordLexemes.get(word) ?? []) out.add(lexeme);
-    return [...out];
-  }
-
-  /** Per source: the table's common-lexeme shares (SearchRepository.lexemeShares), for LARGE_SCOPE_TTL_MS. */
-  const shareCache = new Map<SearchSource, { at: number; shares: Promise<Map<string, number>> }>();
-  function tableShares(source: SearchSource): Promise<Map<string, number>> {
-    const now = clock.now().getTime();
-    const cached = shareCache.get(source);
-    if (cached && now - cached.at < LARGE_SCOPE_TTL_MS) return cached.shares;
-    const shares = search.lexemeShares({ source });
-    shareCache.set(source, { at: now, shares });
-    shares.catch(() => shareCache.delete(source));
-    return shares;
-  }
+  const statistics = createSearchStatistics({ search, clock });
 
   /**
    * One source's candidates for these lexemes with the statistics BM25 needs: a small scope is read
@@ -243,9 +178,7 @@ export function createMemorySearchService(deps: {
     const terms = lexemes.map((lexeme) => ({ lexeme, query: quoteLexeme(lexeme) }));
     const query = orTsquery(lexemes);
     const scopeKey = JSON.stringify([tenantId, source, filters]);
-    const cached = largeScopes.get(scopeKey);
-    const fresh =
-      cached !== undefined && clock.now().getTime() - cached.at < LARGE_SCOPE_TTL_MS ? cached : null;
+    const fresh = statistics.freshLargeScope(scopeKey);
     const perTerm = Math.max(PER_TERM_CANDIDATES, maxResults);
     const rankWindow = Math.max(SCOPE_RANK_WINDOW, maxResults);
     // The scope's documents as held in the process, at the versions the caller read: the same
@@ -278,13 +211,13 @@ export function createMemorySearchService(deps: {
           cap: SCOPE_SCAN_MAX,
         })));
     if (small) {
-      largeScopes.delete(scopeKey);
+      statistics.forgetLargeScope(scopeKey);
       const documentFrequency = new Map(lexemes.map((l) => [l, small.rows[0]?.df[l] ?? 0]));
       return { rows: small.rows, corpus: { ...small, documentFrequency }, read: true };
     }
     const stats =
       fresh?.stats ??
-      (await largeScopeStats(scopeKey, {
+      (await statistics.largeScopeStats(scopeKey, {
         tenantId,
         source,
         filters,
@@ -294,7 +227,7 @@ export function createMemorySearchService(deps: {
       }));
     // Document frequencies from the table's statistics (lexemes absent from them are rarer than
     // any listed: 0).
-    const shares = await tableShares(source);
+    const shares = await statistics.tableShares(source);
     const documentFrequency = new Map(
       lexemes.map((l) => [l, Math.round((shares.get(l) ?? 0) * stats.documents)]),
     );
@@ -344,7 +277,7 @@ export function createMemorySearchService(deps: {
     const maxResults = Math.min(Math.max(params.maxResults ?? DEFAULT_MAX_RESULTS, 1), MAX_INTERNAL_RESULTS);
     const words = queryWords(params.query);
     if (words.length === 0) return { results: [], terms: [], note: 'the query has no words to search for' };
-    const lexemes = (params.lexemes ?? (await lexemesOfWords(words))).slice(0, MAX_QUERY_TERMS);
+    const lexemes = (params.lexemes ?? (await statistics.lexemesOfWords(words))).slice(0, MAX_QUERY_TERMS);
     if (lexemes.length === 0) {
       return { results: [], terms: [], note: 'the query has only stop words; nothing to search for' };
     }
@@ -464,7 +397,7 @@ export function createMemorySearchService(deps: {
   /** The english lexemes searchMemory would search for this query (none for no words). */
   async function lexemes(query: string): Promise<string[]> {
     const words = queryWords(query);
-    return words.length === 0 ? [] : searchedLexemes(await lexemesOfWords(words));
+    return words.length === 0 ? [] : searchedLexemes(await statistics.lexemesOfWords(words));
   }
 
   return { searchMemory, lexemes };
