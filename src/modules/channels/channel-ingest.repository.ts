@@ -1,7 +1,7 @@
 // The SQL of ingest: per-channel locks, the referenced rows with their stored parents and reply
 // chains, bulk upserts through jsonb_to_recordset (one parameter, either driver), lane renames,
 // channels and event-id dedupe.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { sharedStatement, slot } from '../../db/prepared.js';
 import { searchTextOf } from '../memory/core/redaction.js';
@@ -71,8 +71,15 @@ const replyChainsStatement = sharedStatement<{
 const epochAt = (column: string) =>
   sql.raw(`case when r.${column} is null then null else to_timestamp(r.${column} / 1000.0) end`);
 
-const upsertMessagesStatement = sharedStatement(
-  () => sql`
+/** A message's row as jsonb_to_recordset reads it from the records parameter. */
+const MESSAGE_RECORD = sql.raw(`r(platform text, channel_id text, message_id text, thread_id text,
+          reply_to_id text, topic_id text, lane_key text, ts float8, author_id text, author_name text,
+          author_is_bot boolean, text text, search_text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
+          edited_at float8, media_edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb,
+          reaction_state jsonb, text_changed boolean)`);
+
+/** The insert of records `r`, a stored row (a concurrent insert) updated in full. */
+const insertMessages = (from: SQL) => sql`
         insert into channel_messages (tenant_id, platform, channel_id, message_id, thread_id, reply_to_id, topic_id,
           lane_key, ts, author_id, author_name, author_is_bot, text, search_text, reactions, media, reply_count, last_reply_ts,
           edited_at, media_edited_at, deleted_at, is_placeholder, token_estimate, metadata, reaction_state)
@@ -80,10 +87,7 @@ const upsertMessagesStatement = sharedStatement(
           ${epochAt('ts')}, r.author_id, r.author_name, r.author_is_bot, r.text, r.search_text, r.reactions, r.media, r.reply_count,
           ${epochAt('last_reply_ts')}, ${epochAt('edited_at')}, ${epochAt('media_edited_at')}, ${epochAt('deleted_at')}, r.is_placeholder, r.token_estimate, r.metadata,
           r.reaction_state
-        from jsonb_to_recordset(${jsonSlot('records')}) as r(platform text, channel_id text, message_id text, thread_id text,
-          reply_to_id text, topic_id text, lane_key text, ts float8, author_id text, author_name text,
-          author_is_bot boolean, text text, search_text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
-          edited_at float8, media_edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb, reaction_state jsonb)
+        ${from}
         on conflict (tenant_id, platform, channel_id, message_id) do update set
           thread_id = excluded.thread_id, reply_to_id = excluded.reply_to_id, topic_id = excluded.topic_id,
           lane_key = excluded.lane_key, ts = excluded.ts, author_id = excluded.author_id,
@@ -93,7 +97,46 @@ const upsertMessagesStatement = sharedStatement(
           last_reply_ts = excluded.last_reply_ts, edited_at = excluded.edited_at,
           media_edited_at = excluded.media_edited_at, deleted_at = excluded.deleted_at,
           is_placeholder = excluded.is_placeholder, token_estimate = excluded.token_estimate,
-          metadata = excluded.metadata, reaction_state = excluded.reaction_state`,
+          metadata = excluded.metadata, reaction_state = excluded.reaction_state`;
+
+/** Messages with no stored row when the batch read them: inserted. */
+const insertNewMessagesStatement = sharedStatement(() =>
+  insertMessages(sql`from jsonb_to_recordset(${jsonSlot('records')}) as ${MESSAGE_RECORD}`),
+);
+
+/** Every column of a stored message but its text and search_text (the tsvector's source), from records `r`. */
+const SET_STATE_COLUMNS = sql`thread_id = r.thread_id, reply_to_id = r.reply_to_id, topic_id = r.topic_id,
+          lane_key = r.lane_key, ts = ${epochAt('ts')}, author_id = r.author_id, author_name = r.author_name,
+          author_is_bot = r.author_is_bot, reactions = r.reactions, media = r.media, reply_count = r.reply_count,
+          last_reply_ts = ${epochAt('last_reply_ts')}, edited_at = ${epochAt('edited_at')},
+          media_edited_at = ${epochAt('media_edited_at')}, deleted_at = ${epochAt('deleted_at')},
+          is_placeholder = r.is_placeholder, token_estimate = r.token_estimate, metadata = r.metadata,
+          reaction_state = r.reaction_state`;
+
+const isStoredRow = (alias: string) =>
+  sql`${sql.raw(alias)}.tenant_id = ${slot('tenantId')} and ${sql.raw(alias)}.platform = r.platform
+          and ${sql.raw(alias)}.channel_id = r.channel_id and ${sql.raw(alias)}.message_id = r.message_id`;
+
+/**
+ * Messages the batch read from storage: updated in place, the text (and so the generated tsvector,
+ * which Postgres recomputes whenever an UPDATE sets a column it is made of) only where it
+ * changed. An upsert would compute the tsvector twice for such a row (for the proposed insert,
+ * then for the update). A row gone since the read (retention) is inserted again, as the upsert did.
+ */
+const updateStoredMessagesStatement = sharedStatement(
+  () => sql`with r as materialized (select * from jsonb_to_recordset(${jsonSlot('records')}) as ${MESSAGE_RECORD}),
+        kept as (
+          update channel_messages m set ${SET_STATE_COLUMNS}
+          from r where not r.text_changed and ${isStoredRow('m')}
+          returning m.platform, m.channel_id, m.message_id),
+        edited as (
+          update channel_messages m set text = r.text, search_text = r.search_text, ${SET_STATE_COLUMNS}
+          from r where r.text_changed and ${isStoredRow('m')}
+          returning m.platform, m.channel_id, m.message_id)
+        ${insertMessages(sql`from r where not exists (select from kept k where k.platform = r.platform
+          and k.channel_id = r.channel_id and k.message_id = r.message_id)
+          and not exists (select from edited e where e.platform = r.platform
+          and e.channel_id = r.channel_id and e.message_id = r.message_id)`)}`,
 );
 
 const upsertChannelsStatement = sharedStatement(
@@ -114,6 +157,42 @@ const recordEventIdsStatement = sharedStatement<{ event_id: string }>(
             select ${slot('tenantId')}, ${slot('source')}, x, ${slot('at')}::timestamptz from jsonb_array_elements_text(${jsonSlot('records')}) as x
             on conflict do nothing returning event_id`,
 );
+
+/** A message to write, with the text its row had when the batch read it (undefined: it had none). */
+export interface MessageWrite {
+  state: MessageState;
+  storedText: string | undefined;
+}
+
+/** A message as the records parameter carries it (times as epoch milliseconds). */
+const messageRecord = (m: MessageState) => ({
+  platform: m.platform,
+  channel_id: m.channelId,
+  message_id: m.messageId,
+  thread_id: m.threadId,
+  reply_to_id: m.replyToId,
+  topic_id: m.topicId,
+  lane_key: m.laneKey,
+  ts: m.ts,
+  author_id: m.authorId,
+  author_name: m.authorName,
+  author_is_bot: m.authorIsBot,
+  text: m.text,
+  search_text: searchTextOf(m.text),
+  reactions: m.reactions,
+  media: m.media,
+  reply_count: m.replyCount,
+  last_reply_ts: m.lastReplyTs,
+  edited_at: m.editedAt,
+  media_edited_at: m.mediaEditedAt,
+  deleted_at: m.deletedAt,
+  is_placeholder: m.isPlaceholder,
+  token_estimate: m.tokenEstimate,
+  metadata: m.metadata,
+  reaction_state: m.reactionState,
+});
+
+type MessageRecord = ReturnType<typeof messageRecord>;
 
 export function createChannelIngestRepository(db: Executor) {
   return {
@@ -169,38 +248,24 @@ export function createChannelIngestRepository(db: Executor) {
       }));
     },
 
+    /**
+     * Writes a batch's messages: those it found no row for are inserted, the rows it read are
+     * updated in place (the text only where it changed). Both statements are sent together.
+     */
     async upsertMessages(
-      { tenantId, messages }: { tenantId: string; messages: MessageState[] },
+      { tenantId, messages }: { tenantId: string; messages: MessageWrite[] },
       tx: Executor,
     ) {
-      if (messages.length === 0) return;
-      const records = messages.map((m) => ({
-        platform: m.platform,
-        channel_id: m.channelId,
-        message_id: m.messageId,
-        thread_id: m.threadId,
-        reply_to_id: m.replyToId,
-        topic_id: m.topicId,
-        lane_key: m.laneKey,
-        ts: m.ts,
-        author_id: m.authorId,
-        author_name: m.authorName,
-        author_is_bot: m.authorIsBot,
-        text: m.text,
-        search_text: searchTextOf(m.text),
-        reactions: m.reactions,
-        media: m.media,
-        reply_count: m.replyCount,
-        last_reply_ts: m.lastReplyTs,
-        edited_at: m.editedAt,
-        media_edited_at: m.mediaEditedAt,
-        deleted_at: m.deletedAt,
-        is_placeholder: m.isPlaceholder,
-        token_estimate: m.tokenEstimate,
-        metadata: m.metadata,
-        reaction_state: m.reactionState,
-      }));
-      await upsertMessagesStatement(tx, { tenantId, records: JSON.stringify(records) });
+      const fresh: MessageRecord[] = [];
+      const stored: (MessageRecord & { text_changed: boolean })[] = [];
+      for (const { state, storedText } of messages) {
+        if (storedText === undefined) fresh.push(messageRecord(state));
+        else stored.push({ ...messageRecord(state), text_changed: state.text !== storedText });
+      }
+      await Promise.all([
+        fresh.length > 0 && insertNewMessagesStatement(tx, { tenantId, records: JSON.stringify(fresh) }),
+        stored.length > 0 && updateStoredMessagesStatement(tx, { tenantId, records: JSON.stringify(stored) }),
+      ]);
     },
 
     /** Renames a lane for every stored message in it (a late parent joined a longer reply chain). */

@@ -4,18 +4,14 @@
 // platform payload is adapted to such a batch first.
 import type { Clock } from '../../shared/clock.js';
 import type { ChannelEvent, IngestOutcome } from '../../shared/channel-events.js';
-import {
-  applyChannelEvent,
-  referencedIds,
-  type ApplyContext,
-  type MessageState,
-} from './core/ingest-apply.js';
+import { applyChannelEvent, referencedIds, type ApplyContext } from './core/ingest-apply.js';
 import { MAX_REPLY_HOPS } from './core/lanes.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import { adaptPlatformPayload, type SupportedPlatform } from '../../platforms/index.js';
 import type { Db, Executor } from '../../db/client.js';
 import type { ChannelsRepository, ChannelUpsert } from './channels.repository.js';
 import type { IngestStatistics } from './ingest-statistics.js';
+import type { MessageWrite } from './channel-ingest.repository.js';
 
 export interface IngestItemResult {
   index: number;
@@ -48,6 +44,8 @@ interface ChannelGroup {
   indexes: number[];
   ctx: ApplyContext;
   touched: Set<string>;
+  /** The text of each row read from storage, by message id (its write sets the text only if it changed). */
+  storedTexts: Map<string, string>;
   relanes: { from: string; to: string }[];
   channel: ChannelUpsert;
 }
@@ -100,6 +98,7 @@ function groupByChannel(events: ChannelEvent[], estimate: (text: string) => numb
         indexes: [],
         ctx: { messages: new Map(), replyLinks: new Map(), estimate },
         touched: new Set(),
+        storedTexts: new Map(),
         relanes: [],
         channel: { platform: event.platform, channelId: event.channel_id },
       };
@@ -278,7 +277,11 @@ export function createIngestService(deps: {
     const loaded = channels.loadMessagesWithParents({ tenantId, keys: refs }, tx);
     const chains = channels.loadReplyChains({ tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS }, tx);
     const [, , referenced, links] = await Promise.all([locked, Promise.all(recorded), loaded, chains]);
-    for (const row of referenced) groupOf(row.platform, row.channelId).ctx.messages.set(row.messageId, row);
+    for (const row of referenced) {
+      const group = groupOf(row.platform, row.channelId);
+      group.ctx.messages.set(row.messageId, row);
+      group.storedTexts.set(row.messageId, row.text);
+    }
     for (const link of links) groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
   }
 
@@ -292,7 +295,9 @@ export function createIngestService(deps: {
     changed: ChangedMessage[],
     tx: Executor,
   ): Promise<void> {
-    const rows: MessageState[] = ordered.flatMap((g) => [...g.touched].map((id) => g.ctx.messages.get(id)!));
+    const rows: MessageWrite[] = ordered.flatMap((g) =>
+      [...g.touched].map((id) => ({ state: g.ctx.messages.get(id)!, storedText: g.storedTexts.get(id) })),
+    );
     const writes = [
       channels.upsertMessages({ tenantId, messages: rows }, tx),
       ...ordered.flatMap((g) => g.relanes).map((relane) => channels.renameLane({ tenantId, ...relane }, tx)),
