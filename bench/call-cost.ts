@@ -3,7 +3,12 @@
 // line as the question, over real HTTP to the service in a process of its own, beside the floor:
 // three sequential indexed reads through Fastify and bare postgres.js (prepared), in another
 // process, over the same HTTP. The same three reads through drizzle and the project's client
-// wrapper are measured beside it, labelled (what the call's own statements go through).
+// wrapper are measured beside it, labelled (what the call's own statements go through). And the
+// call's own database work as the floor process does it: the statements (text and parameters) one
+// call sent, captured from the app's client wrapper, sent again through bare postgres.js (prepared,
+// generic plans where the call's were), then its reply of the same bytes serialised by Fastify — a
+// different anchor's statements each time, as each call asks about a new anchor. The call against
+// that replay is what its JavaScript layers cost above its own database work.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:call-cost
 //   DATABASE_URL=… npm run bench:call-cost -- --size 100000 --turns 50,1000 --runs 3
@@ -23,7 +28,7 @@ import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../src/db/client.js';
+import { queryRows, type StatementListener } from '../src/db/client.js';
 import { backendCpu } from './lib/backend-cpu.js';
 import { openBenchApp, openWorkerApp, seedBenchSession } from './lib/bench-app.js';
 import { BENCH_PLATFORM, BENCH_TENANT, openBenchDatabase } from './lib/channel-fixture.js';
@@ -49,9 +54,34 @@ interface Mark {
   statements: number;
 }
 
+/** One statement a call sent, as its client wrapper saw it. */
+interface SentStatement {
+  query: string;
+  params: unknown[];
+  plans: 'generic' | 'default';
+}
+
+/** One captured call: its statements in the order sent, and its reply's body. */
+interface Replay {
+  statements: SentStatement[];
+  reply: string;
+}
+
+/** Messages to a served process (each answered by one message). */
+type Command =
+  | { kind: 'mark' }
+  | { kind: 'exit' }
+  | { kind: 'capture'; on: boolean }
+  | { kind: 'replay'; index: number; replay: Replay };
+
 interface Served {
   port: number;
   mark(): Promise<Mark>;
+  /** The app's statements from now until `captured()` (the app's process). */
+  capture(): Promise<void>;
+  captured(): Promise<SentStatement[]>;
+  /** Hands the floor process a captured call to serve at `/replay/{index}`. */
+  load(index: number, replay: Replay): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,27 +104,47 @@ async function serve(kind: 'app' | 'floor', databaseUrl: string): Promise<Served
       });
     });
   const { port } = await next<{ port: number }>();
+  const ask = <T>(command: Command) => {
+    const reply = next<T>();
+    child.send(command);
+    return reply;
+  };
   return {
     port,
-    mark() {
-      const reply = next<Mark>();
-      child.send('mark');
-      return reply;
-    },
+    mark: () => ask<Mark>({ kind: 'mark' }),
+    capture: () => ask<void>({ kind: 'capture', on: true }),
+    captured: () => ask<SentStatement[]>({ kind: 'capture', on: false }),
+    load: (index, replay) => ask<void>({ kind: 'replay', index, replay }),
     close: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
-        child.send('exit');
+        child.send({ kind: 'exit' } satisfies Command);
       }),
   };
+}
+
+/** drizzle's type parsers and serializers (postgres-js/driver.js), so captured parameters mean what they meant. */
+function asDrizzleDoes(client: postgres.Sql): postgres.Sql {
+  const same = (value: unknown) => value;
+  const { parsers, serializers } = client.options as unknown as Record<string, Record<string, unknown>>;
+  for (const type of ['1184', '1082', '1083', '1114', '1182', '1185', '1115', '1231']) {
+    parsers![type] = same;
+    serializers![type] = same;
+  }
+  serializers!['114'] = same;
+  serializers!['3802'] = same;
+  return client;
 }
 
 /** The served process: the app (or the floor app) listening on a free port, reporting marks. */
 async function served(kind: 'app' | 'floor'): Promise<void> {
   let statements = 0;
-  const onStatement = () => {
+  let capturing: SentStatement[] | null = null;
+  const onStatement: StatementListener = (query, params, plans) => {
     statements += 1;
+    capturing?.push({ query, params: [...(params ?? [])], plans });
   };
+  const replays: { statements: SentStatement[]; reply: unknown }[] = [];
   const cpu0 = process.cpuUsage();
   let app;
   if (kind === 'app') {
@@ -126,11 +176,43 @@ async function served(kind: 'app' | 'floor'): Promise<void> {
         );
       return row;
     });
+    // A captured call again: its statements through bare postgres.js, prepared, each on the plans
+    // the call's went to (Database.genericPlanDb's connections force generic ones), then its reply.
+    const plans = {
+      default: asDrizzleDoes(bare),
+      generic: asDrizzleDoes(
+        postgres(target.toString(), {
+          max: 4,
+          onnotice: () => {},
+          connection: { plan_cache_mode: 'force_generic_plan' },
+        }),
+      ),
+    };
+    app.get<{ Params: { index: number } }>('/replay/:index', async (req) => {
+      const replay = replays[Number(req.params.index)]!;
+      for (const s of replay.statements) {
+        statements += 1;
+        await plans[s.plans].unsafe(s.query, s.params as never[], { prepare: true });
+      }
+      return replay.reply;
+    });
   }
   await app.listen({ host: '127.0.0.1', port: 0 });
-  process.on('message', (m) => {
+  process.on('message', (m: Command) => {
     // A clean exit, so --cpu-prof writes its profile.
-    if (m === 'exit') process.exit(0);
+    if (m.kind === 'exit') process.exit(0);
+    if (m.kind === 'capture') {
+      if (m.on) capturing = [];
+      process.send!(m.on ? null : capturing);
+      if (!m.on) capturing = null;
+      return;
+    }
+    if (m.kind === 'replay') {
+      // Parsed here, unmeasured: the call's reply is an object too when it is serialised.
+      replays[m.index] = { statements: m.replay.statements, reply: JSON.parse(m.replay.reply) as unknown };
+      process.send!(null);
+      return;
+    }
     const usage = process.cpuUsage(cpu0);
     process.send!({ cpuMs: (usage.user + usage.system) / 1000, statements } satisfies Mark);
   });
@@ -140,7 +222,7 @@ async function served(kind: 'app' | 'floor'): Promise<void> {
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-/** One HTTP request; anything but 200 throws. */
+/** One HTTP request; anything but 200 throws. Resolves with the reply's body. */
 function call(
   port: number,
   method: 'GET' | 'POST',
@@ -149,7 +231,7 @@ function call(
   body?: unknown,
 ) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
@@ -162,11 +244,11 @@ function call(
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          res.statusCode === 200
-            ? resolve()
-            : reject(new Error(`${method} ${path}: ${res.statusCode} ${Buffer.concat(chunks).toString()}`)),
-        );
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode === 200) resolve(text);
+          else reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`));
+        });
       },
     );
     req.on('error', reject);
@@ -242,7 +324,8 @@ async function main(): Promise<void> {
     return anchors[nextAnchor++]!;
   };
   const probe = ircMessageId(anchors[0]!);
-  type Target = { served: Served; run: () => Promise<void> };
+  /** What a block calls: `run` makes one request and resolves with its reply's body. */
+  type Target = { served: Served; run: () => Promise<string> };
   const floors: Record<'bare' | 'wrapped', Target> = {
     bare: { served: floor, run: () => call(floor.port, 'GET', `/bare/${channelId}/${probe}`, {}) },
     wrapped: { served: floor, run: () => call(floor.port, 'GET', `/wrapped/${channelId}/${probe}`, {}) },
@@ -258,6 +341,30 @@ async function main(): Promise<void> {
         ircContextBody(lines, channelId, anchor()),
       ),
   });
+
+  /**
+   * Each session's replays: `calls` calls about new anchors, their statements captured from the app
+   * and handed to the floor process (unmeasured); the replay target runs them in order, from the
+   * first again after the last (the warm-up and concurrency phases go round them).
+   */
+  let replayCount = 0;
+  async function captureReplays(session: string, calls: number): Promise<Target & { bytes: number }> {
+    const first = replayCount;
+    let bytes = 0;
+    for (let i = 0; i < calls; i += 1) {
+      await server.capture();
+      const reply = await contextCall(session).run();
+      const statements = await server.captured();
+      bytes += reply.length;
+      await floor.load(replayCount++, { statements, reply });
+    }
+    let next = 0;
+    return {
+      served: floor,
+      run: () => call(floor.port, 'GET', `/replay/${first + (next++ % calls)}`, {}),
+      bytes: bytes / calls,
+    };
+  }
 
   /** `n` calls one after another, what they used added to `sums` (after LEAD_IN unmeasured ones). */
   async function measureBlock(target: Target, n: number, sums: Sums): Promise<void> {
@@ -299,23 +406,34 @@ async function main(): Promise<void> {
     const target = contextCall(session);
     for (let i = 0; i < warmup / sessions.size; i += 1) await target.run();
   }
+  // Captured after the warm-up, so the replays are of warm calls (no first reads of an API key).
+  console.log('  capturing the statements of the calls to replay…');
+  const replays = new Map<number, Target & { bytes: number }>();
+  for (const [turns, session] of sessions) {
+    const replay = await captureReplays(session, runs * rounds * (LEAD_IN + block));
+    for (let i = 0; i < warmup / sessions.size; i += 1) await replay.run();
+    replays.set(turns, replay);
+    console.log(`  ${turns} turns: replies of ${int(replay.bytes)} bytes on average`);
+  }
 
-  type Result = { call: Sums; bare: Sums; wrapped: Sums };
+  type Result = { call: Sums; bare: Sums; wrapped: Sums; replay: Sums };
   const results = new Map<number, Result[]>();
   for (let r = 0; r < runs; r += 1) {
     for (const [turns, session] of sessions) {
-      const result: Result = { call: noSums(), bare: noSums(), wrapped: noSums() };
+      const result: Result = { call: noSums(), bare: noSums(), wrapped: noSums(), replay: noSums() };
       for (let b = 0; b < rounds; b += 1) {
         // The floors' blocks are longer: PostgreSQL's CPU is read in 10 ms ticks, and a floor call
         // uses ~0.2 ms of it.
         await measureBlock(floors.bare, FLOOR_BLOCKS * block, result.bare);
         await measureBlock(floors.wrapped, FLOOR_BLOCKS * block, result.wrapped);
         await measureBlock(contextCall(session), block, result.call);
+        await measureBlock(replays.get(turns)!, block, result.replay);
       }
       results.set(turns, [...(results.get(turns) ?? []), result]);
       console.log(
         `  run ${r + 1}, ${turns} turns: call ${ms(cpuOf(result.call))} ms CPU, bare floor ${ms(cpuOf(result.bare))} ms: ` +
-          `${(cpuOf(result.call) / cpuOf(result.bare)).toFixed(2)}×`,
+          `${(cpuOf(result.call) / cpuOf(result.bare)).toFixed(2)}×; replay ${ms(cpuOf(result.replay))} ms: ` +
+          `${(cpuOf(result.call) / cpuOf(result.replay)).toFixed(2)}×`,
       );
     }
   }
@@ -323,8 +441,10 @@ async function main(): Promise<void> {
   const atEight = new Map<string, Latency>();
   atEight.set('bare', await concurrentLatency(floors.bare, concurrent));
   atEight.set('wrapped', await concurrentLatency(floors.wrapped, concurrent));
-  for (const [turns, session] of sessions)
+  for (const [turns, session] of sessions) {
     atEight.set(`call${turns}`, await concurrentLatency(contextCall(session), concurrent));
+    atEight.set(`replay${turns}`, await concurrentLatency(replays.get(turns)!, concurrent));
+  }
   await Promise.all([server.close(), floor.close()]);
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -341,7 +461,13 @@ async function main(): Promise<void> {
     );
   const all = [...results.values()].flat();
   const bareAll = total(all.map((x) => x.bare));
-  const row = (what: string, s: Sums, ratios: number[] | null, c8: Latency) => {
+  const row = (
+    what: string,
+    s: Sums,
+    ratios: number[] | null,
+    c8: Latency,
+    toReplay: number[] | null = null,
+  ) => {
     const c1 = summarize(s.times);
     return {
       what,
@@ -354,6 +480,7 @@ async function main(): Promise<void> {
         ? median(ratios).toFixed(2)
         : (cpuOf(s) / cpuOf(bareAll)).toFixed(2),
       'runs ×': ratios ? ratios.map((x) => x.toFixed(2)).join(' ') : '–',
+      '× replay (median of runs)': toReplay ? median(toReplay).toFixed(2) : '–',
       'p50 ms c1': ms(c1.p50),
       'p99 ms c1': ms(c1.p99),
       'p50 ms c8': ms(c8.p50),
@@ -372,10 +499,17 @@ async function main(): Promise<void> {
   for (const [turns, list] of results)
     rows.push(
       row(
+        `replay, ${turns} turns: the call's own statements, raw through bare postgres.js, + the reply serialised`,
+        total(list.map((x) => x.replay)),
+        list.map((x) => cpuOf(x.replay) / cpuOf(x.bare)),
+        atEight.get(`replay${turns}`)!,
+      ),
+      row(
         `context call, ${turns} turns, new anchor`,
         total(list.map((x) => x.call)),
         list.map((x) => cpuOf(x.call) / cpuOf(x.bare)),
         atEight.get(`call${turns}`)!,
+        list.map((x) => cpuOf(x.call) / cpuOf(x.replay)),
       ),
     );
   printTable(`Context call at ${int(size)} IRC lines, over HTTP (${machineLine()})`, rows);

@@ -4,7 +4,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/client.js';
+import type { Database, StatementListener } from '../../src/db/client.js';
 import { localDeps } from '../../src/deps.js';
 import { generateApiKey } from '../../src/modules/tenants/tenants.repository.js';
 import { BENCH_PLATFORM, BENCH_TENANT, openBenchDatabase } from './channel-fixture.js';
@@ -43,7 +43,7 @@ export const benchConfig = () =>
 /** The app alone on a benchmark database, on a pool of its own: a worker process's. */
 export async function openWorkerApp(
   databaseName: string,
-  options: { onStatement?: (query: string) => void } = {},
+  options: { onStatement?: StatementListener } = {},
 ): Promise<FastifyInstance> {
   const database = await openBenchDatabase(databaseName, options);
   const app = await buildApp(localDeps(benchConfig(), database), { logger: false });

@@ -5,7 +5,7 @@
 // rare terms.
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { openDatabase, queryRows, type Database } from '../../src/db/client.js';
+import { openDatabase, queryRows, type Database, type StatementListener } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { rng } from './measure.js';
 
@@ -72,7 +72,7 @@ export const benchPrepare = () => process.env.DATABASE_PREPARED_STATEMENTS !== '
  */
 export async function openBenchDatabase(
   name: string,
-  options: { onStatement?: (query: string) => void } = {},
+  options: { onStatement?: StatementListener } = {},
 ): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (!url) {

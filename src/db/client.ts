@@ -70,11 +70,13 @@ export interface DatabaseOptions {
   /** Opening a connection gives up after this many ms (postgres.js only; default 30 s). */
   connectTimeoutMs?: number;
   /**
-   * Called with the text of every statement drizzle sends (postgres.js only; benchmarks count
-   * them). Counted in the client wrapper, not through postgres.js's `debug` option, which makes
-   * every query capture a stack trace (~15 µs) and so would weigh on what a benchmark measures.
+   * Called with every statement drizzle sends (postgres.js only; benchmarks count them, and
+   * bench:call-cost replays them): its text, its parameters, and whether it went to
+   * Database.genericPlanDb's connections. Seen in the client wrapper, not through postgres.js's
+   * `debug` option, which makes every query capture a stack trace (~15 µs) and so would weigh on
+   * what a benchmark measures.
    */
-  onStatement?: (query: string) => void;
+  onStatement?: StatementListener;
   /** A read replica for Database.readDb (postgres.js only). */
   readUrl?: string;
   /** Called when a read meant for the replica runs on the primary because the replica failed. */
@@ -114,10 +116,17 @@ type PendingQuery = PromiseLike<unknown> & { values(): PendingQuery };
 type UnsafeFn = (query: string, params?: unknown[], options?: Record<string, unknown>) => PendingQuery;
 type ScopedFn = (...args: unknown[]) => unknown;
 
+export type StatementListener = (
+  query: string,
+  params: readonly unknown[] | undefined,
+  plans: 'generic' | 'default',
+) => void;
+
 interface ClientPolicy {
   prepare: boolean;
   statementTimeoutMs: number;
-  onStatement?: ((query: string) => void) | undefined;
+  onStatement?: StatementListener | undefined;
+  plans: 'generic' | 'default';
 }
 
 /**
@@ -226,7 +235,7 @@ function wrapClient(
       if (key === 'unsafe') {
         const unsafe = value as UnsafeFn;
         return (query: string, params?: unknown[], options?: Record<string, unknown>) => {
-          policy.onStatement?.(query);
+          policy.onStatement?.(query, params, policy.plans);
           return statement(
             () =>
               unsafe.call(target, query, params, {
@@ -322,6 +331,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       prepare: options.prepare !== false,
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       onStatement: options.onStatement,
+      plans: 'default',
     });
     const db = retryingTransactions(drizzlePostgres({ client, schema }) as unknown as Db);
     const genericSql =
@@ -339,6 +349,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
             prepare: true,
             statementTimeoutMs: options.statementTimeoutMs ?? 0,
             onStatement: options.onStatement,
+            plans: 'generic',
           }),
           schema,
         }) as unknown as Db)
@@ -366,6 +377,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
               prepare: options.prepare !== false,
               statementTimeoutMs: options.statementTimeoutMs ?? 0,
               onStatement: options.onStatement,
+              plans: 'default',
             }),
             client,
             options.onReplicaFallback ?? (() => {}),
