@@ -7,7 +7,11 @@ import {
   redactSecrets,
   type RedactionKind,
 } from '../../src/modules/memory/core/redaction.js';
-import { COMMENT_FILTER, presetMessageKinds } from '../../src/modules/memory/core/secretlint-preset.js';
+import {
+  COMMENT_FILTER,
+  findPresetSecrets,
+  presetMessageKinds,
+} from '../../src/modules/memory/core/secretlint-preset.js';
 import { findPatternSecrets } from '../../src/modules/memory/core/secret-patterns.js';
 import { lookAlikes, positiveCases } from '../helpers/secret-corpus.js';
 
@@ -312,30 +316,47 @@ describe('redactContent', () => {
   });
 });
 
+/**
+ * The corpus, and texts built from its fragments joined at random, also cut mid-token and with their
+ * case changed: a gate that needs more than its pattern does would miss a match here.
+ */
+function gateTexts(): string[] {
+  const texts = [
+    ...truePositives.map((c) => c.input),
+    ...positiveCases(20_251_124, 7).map((c) => c.before + c.secret + c.after),
+    ...lookAlikes(7_777, 10).map((c) => c.text),
+  ];
+  let seed = 42;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const pieces = texts.flatMap((t) => t.split(/(?<=\s)/));
+  for (let i = 0; i < 4_000; i += 1) {
+    let text = '';
+    for (let n = 1 + Math.floor(random() * 6); n > 0; n -= 1) {
+      const piece = pieces[Math.floor(random() * pieces.length)]!;
+      const cut = piece.slice(Math.floor(random() * 3));
+      text += random() < 0.2 ? cut.toUpperCase() : random() < 0.2 ? cut.toLowerCase() : cut;
+    }
+    texts.push(text);
+  }
+  return texts;
+}
+
 describe('findPatternSecrets: the gates', () => {
   it('finds the same spans as running every pattern, on the corpus and on texts built from its fragments', () => {
-    const texts = [
-      ...truePositives.map((c) => c.input),
-      ...positiveCases(20_251_124, 7).map((c) => c.before + c.secret + c.after),
-      ...lookAlikes(7_777, 10).map((c) => c.text),
-    ];
-    // Fragments joined at random, also cut mid-token and with their case changed: a gate that needs
-    // more than its pattern does would miss a match here.
-    let seed = 42;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-    const pieces = texts.flatMap((t) => t.split(/(?<=\s)/));
-    for (let i = 0; i < 4_000; i += 1) {
-      let text = '';
-      for (let n = 1 + Math.floor(random() * 6); n > 0; n -= 1) {
-        const piece = pieces[Math.floor(random() * pieces.length)]!;
-        const cut = piece.slice(Math.floor(random() * 3));
-        text += random() < 0.2 ? cut.toUpperCase() : random() < 0.2 ? cut.toLowerCase() : cut;
-      }
-      texts.push(text);
-    }
+    const texts = gateTexts();
     for (const text of texts)
       expect(findPatternSecrets(text), text).toEqual(findPatternSecrets(text, { gated: false }));
     // Not vacuous: most corpus texts match some pattern.
     expect(texts.filter((t) => findPatternSecrets(t).length > 0).length).toBeGreaterThan(500);
+  });
+});
+
+describe('findPresetSecrets: the gates', () => {
+  it('finds the same spans as running every scanner, on the corpus and on texts built from its fragments', () => {
+    const texts = gateTexts();
+    for (const text of texts)
+      expect(findPresetSecrets(text), text).toEqual(findPresetSecrets(text, { gated: false }));
+    // Not vacuous: the corpus holds secrets of every kind the preset names.
+    expect(texts.filter((t) => findPresetSecrets(t).length > 0).length).toBeGreaterThan(200);
   });
 });
