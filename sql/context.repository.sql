@@ -1004,6 +1004,8 @@ select
             ) t
           where
             t.root_id is not null
+          offset
+            0
         ) t
     )
   end,
@@ -2208,6 +2210,8 @@ select
             ) t
           where
             t.root_id is not null
+          offset
+            0
         ) t
     )
   end,
@@ -3424,6 +3428,8 @@ select
             ) t
           where
             t.root_id is not null
+          offset
+            0
         ) t
     )
   end,
@@ -4679,6 +4685,8 @@ select
             ) t
           where
             t.root_id is not null
+          offset
+            0
         ) t
     )
   end,

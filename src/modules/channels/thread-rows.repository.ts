@@ -48,7 +48,9 @@ export interface ThreadRead {
  * thread or topic id, else the root of its reply lane, else the anchor itself when it has replies or
  * the platform says it has), the root's row, the `newest` most recent replies, and their count and
  * oldest time when there may be more (ChannelsRepository.threadReplies' second read). The reader
- * checks the root against threadRootFor before using it. Read back with threadOfJson.
+ * checks the root against threadRootFor before using it. Read back with threadOfJson. `offset 0`
+ * keeps the replies' subquery from being pulled up into the outer select, where each of its two uses
+ * (the rows and their count) ran the replies' read again.
  */
 export function threadJsonSql(scope: Columns<ChannelScope>, messageId: string, newest: number | SQL): SQL {
   const s = scope as ChannelScope;
@@ -71,7 +73,7 @@ export function threadJsonSql(scope: Columns<ChannelScope>, messageId: string, n
         from channel_messages a
         where a.tenant_id = ${s.tenantId} and a.platform = ${s.platform} and a.channel_id = ${s.channelId}
           and a.message_id = ${messageId} and not a.is_placeholder and a.deleted_at is null) t
-      where t.root_id is not null) t)`;
+      where t.root_id is not null offset 0) t)`;
 }
 
 /** threadJsonSql's value as read back (json text or parsed, by driver); null when none was read. */
