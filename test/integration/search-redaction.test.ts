@@ -75,7 +75,51 @@ describe('re-redaction of search documents stored before the rules', () => {
     expect(stored!.text).toContain(SECRET);
     expect(stored!.search_text).toContain('[REDACTED:');
     expect(stored!.search_text).not.toContain(BODY);
-    await rows(sql`delete from channel_messages where tenant_id = ${t.tenantId} and message_id = 'm-new'`);
+
+    // A reaction, a reply and an edit to the same text leave the text as it was: the row keeps the
+    // search text it was stored with (not redacted again), still redacted.
+    const later = await t.inject({
+      method: 'POST',
+      url: '/v1/events',
+      payload: {
+        events: [
+          {
+            type: 'reaction.added',
+            platform: 'slack',
+            channel_id: 'CNEW',
+            message_id: 'm-new',
+            ts: '2026-01-01T09:01:00Z',
+            reaction: 'eyes',
+            user_id: 'U2',
+          },
+          {
+            type: 'message.created',
+            platform: 'slack',
+            channel_id: 'CNEW',
+            message_id: 'm-reply',
+            ts: '2026-01-01T09:02:00Z',
+            author: { id: 'U2', name: 'Bo' },
+            text: 'thanks',
+            reply_to_id: 'm-new',
+          },
+          {
+            type: 'message.edited',
+            platform: 'slack',
+            channel_id: 'CNEW',
+            message_id: 'm-new',
+            ts: '2026-01-01T09:03:00Z',
+            text: stored!.text,
+          },
+        ],
+      },
+    });
+    expect(later.statusCode).toBe(200);
+    expect(await indexed()).toEqual({ chunks: 0, messages: 0, memories: 0 });
+    const [kept] = await rows<{ text: string; search_text: string | null; reply_count: number }>(
+      sql`select text, search_text, reply_count from channel_messages where tenant_id = ${t.tenantId} and message_id = 'm-new'`,
+    );
+    expect(kept).toEqual({ ...stored, reply_count: 1 });
+    await rows(sql`delete from channel_messages where tenant_id = ${t.tenantId} and channel_id = 'CNEW'`);
   });
 
   it('finds nothing of a pre-rule secret after the maintenance pass', async () => {

@@ -29,16 +29,16 @@ const lockStatement = sharedStatement(
             on conflict (tenant_id, platform, channel_id) do update set name = ch.name`,
 );
 
-const loadMessagesStatement = sharedStatement<MessageRow>(
+const loadMessagesStatement = sharedStatement<MessageRow & { search_text: string | null }>(
   () => sql`with found as materialized (
               select m.* from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text, id text)
-              cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
+              cross join lateral (select ${MESSAGE_COLUMNS}, search_text from channel_messages
                 where tenant_id = ${slot('tenantId')} and platform = r.p and channel_id = r.c and message_id = r.id) m
             )
             select * from found
             union all
             select p.* from found f
-            cross join lateral (select ${MESSAGE_COLUMNS} from channel_messages
+            cross join lateral (select ${MESSAGE_COLUMNS}, search_text from channel_messages
               where tenant_id = ${slot('tenantId')} and platform = f.platform and channel_id = f.channel_id
                 and message_id = case
                   when f.thread_id is not null and f.thread_id <> f.message_id then f.thread_id
@@ -158,14 +158,20 @@ const recordEventIdsStatement = sharedStatement<{ event_id: string }>(
             on conflict do nothing returning event_id`,
 );
 
-/** A message to write, with the text its row had when the batch read it (undefined: it had none). */
+/** A row as the batch read it, with its stored search_text (null: the text is its own search text). */
+export interface LoadedMessage {
+  message: StoredMessage;
+  searchText: string | null;
+}
+
+/** A message to write, with its row as the batch read it (undefined: it had none). */
 export interface MessageWrite {
   state: MessageState;
-  storedText: string | undefined;
+  stored: { text: string; searchText: string | null } | undefined;
 }
 
 /** A message as the records parameter carries it (times as epoch milliseconds). */
-const messageRecord = (m: MessageState) => ({
+const messageRecord = (m: MessageState, searchText: string | null) => ({
   platform: m.platform,
   channel_id: m.channelId,
   message_id: m.messageId,
@@ -178,7 +184,7 @@ const messageRecord = (m: MessageState) => ({
   author_name: m.authorName,
   author_is_bot: m.authorIsBot,
   text: m.text,
-  search_text: searchTextOf(m.text),
+  search_text: searchText,
   reactions: m.reactions,
   media: m.media,
   reply_count: m.replyCount,
@@ -218,7 +224,7 @@ export function createChannelIngestRepository(db: Executor) {
     async loadMessagesWithParents(
       { tenantId, keys }: { tenantId: string; keys: MessageRef[] },
       tx: Executor = db,
-    ): Promise<StoredMessage[]> {
+    ): Promise<LoadedMessage[]> {
       if (keys.length === 0) return [];
       const unique = new Map(keys.map((k) => [JSON.stringify([k.platform, k.channelId, k.messageId]), k]));
       const records = [...unique.values()].map((k) => ({ p: k.platform, c: k.channelId, id: k.messageId }));
@@ -226,7 +232,7 @@ export function createChannelIngestRepository(db: Executor) {
       const byKey = new Map(
         rows.map((row) => [`${row.platform}\u0000${row.channel_id}\u0000${row.message_id}`, row]),
       );
-      return [...byKey.values()].map(toMessage);
+      return [...byKey.values()].map((row) => ({ message: toMessage(row), searchText: row.search_text }));
     },
 
     /** Reply links of the given messages and their stored ancestors, up to `maxHops` deep, across channels. */
@@ -258,9 +264,15 @@ export function createChannelIngestRepository(db: Executor) {
     ) {
       const fresh: MessageRecord[] = [];
       const stored: (MessageRecord & { text_changed: boolean })[] = [];
-      for (const { state, storedText } of messages) {
-        if (storedText === undefined) fresh.push(messageRecord(state));
-        else stored.push({ ...messageRecord(state), text_changed: state.text !== storedText });
+      for (const { state, stored: row } of messages) {
+        if (row === undefined) fresh.push(messageRecord(state, searchTextOf(state.text)));
+        else {
+          // An unchanged text keeps the search text it was stored with (redacted then; the redaction
+          // maintenance pass redoes it when the rules change), also if the row is inserted again.
+          const textChanged = state.text !== row.text;
+          const searchText = textChanged ? searchTextOf(state.text) : row.searchText;
+          stored.push({ ...messageRecord(state, searchText), text_changed: textChanged });
+        }
       }
       await Promise.all([
         fresh.length > 0 && insertNewMessagesStatement(tx, { tenantId, records: JSON.stringify(fresh) }),

@@ -44,8 +44,11 @@ interface ChannelGroup {
   indexes: number[];
   ctx: ApplyContext;
   touched: Set<string>;
-  /** The text of each row read from storage, by message id (its write sets the text only if it changed). */
-  storedTexts: Map<string, string>;
+  /**
+   * The text and search text of each row read from storage, by message id (its write sets them only
+   * if the text changed).
+   */
+  stored: Map<string, { text: string; searchText: string | null }>;
   relanes: { from: string; to: string }[];
   channel: ChannelUpsert;
 }
@@ -98,7 +101,7 @@ function groupByChannel(events: ChannelEvent[], estimate: (text: string) => numb
         indexes: [],
         ctx: { messages: new Map(), replyLinks: new Map(), estimate },
         touched: new Set(),
-        storedTexts: new Map(),
+        stored: new Map(),
         relanes: [],
         channel: { platform: event.platform, channelId: event.channel_id },
       };
@@ -277,10 +280,10 @@ export function createIngestService(deps: {
     const loaded = channels.loadMessagesWithParents({ tenantId, keys: refs }, tx);
     const chains = channels.loadReplyChains({ tenantId, keys: replyParents, maxHops: MAX_REPLY_HOPS }, tx);
     const [, , referenced, links] = await Promise.all([locked, Promise.all(recorded), loaded, chains]);
-    for (const row of referenced) {
+    for (const { message: row, searchText } of referenced) {
       const group = groupOf(row.platform, row.channelId);
       group.ctx.messages.set(row.messageId, row);
-      group.storedTexts.set(row.messageId, row.text);
+      group.stored.set(row.messageId, { text: row.text, searchText });
     }
     for (const link of links) groupOf(link.platform, link.channelId).ctx.replyLinks.set(link.messageId, link);
   }
@@ -296,7 +299,7 @@ export function createIngestService(deps: {
     tx: Executor,
   ): Promise<void> {
     const rows: MessageWrite[] = ordered.flatMap((g) =>
-      [...g.touched].map((id) => ({ state: g.ctx.messages.get(id)!, storedText: g.storedTexts.get(id) })),
+      [...g.touched].map((id) => ({ state: g.ctx.messages.get(id)!, stored: g.stored.get(id) })),
     );
     const writes = [
       channels.upsertMessages({ tenantId, messages: rows }, tx),
