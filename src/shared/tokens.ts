@@ -3,6 +3,8 @@
 // models, and chars/4 is badly off on JSON, CJK and code. Callers apply the safety margin where a
 // limit is enforced.
 import { countTokens, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { asciiPieceEnd } from './o200k-pieces.js';
 
 /**
  * gpt-tokenizer memoizes the merges of words outside its vocabulary (ids, hashes, rare words), by
@@ -53,16 +55,91 @@ const RUN_PIECE = 64;
 const LONG_RUN = /[\p{L}\p{M}]{65,}|[^\s\p{L}\p{M}\p{N}]{65,}/gu;
 const HAS_LONG_RUN = /[\p{L}\p{M}]{65}|[^\s\p{L}\p{M}\p{N}]{65}/u;
 
-/** Cheap pre-check (a char-code scan is far faster than the Unicode regex): any > RUN_PIECE non-space run? */
-function hasLongNonSpaceRun(value: string): boolean {
-  let run = 0;
+/** What one scan of a text tells bpeCount (textShape). */
+const NON_ASCII = 1;
+const MAY_HOLD_LONG_RUN = 2;
+
+/**
+ * One char-code scan: whether `value` holds a character outside ASCII, and whether it may hold a
+ * LONG_RUN (the Unicode regex over a whole block costs more than half its BPE count). ASCII is
+ * classed as the regex classes it (letters, digits, white space, the rest punctuation); any other
+ * character extends both kinds of run, so a "no" is exact and a "yes" is settled by HAS_LONG_RUN.
+ * (Compact JSON has no spaces: a scan for space-free runs alone would say "yes" to every block.)
+ */
+function textShape(value: string): number {
+  let shape = 0;
+  let letters = 0;
+  let punctuation = 0;
   for (let i = 0; i < value.length; i += 1) {
     const c = value.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 9 || c === 13) run = 0;
-    else if (++run > RUN_PIECE) return true;
+    if (c >= 0x80) {
+      shape |= NON_ASCII;
+      letters += 1;
+      punctuation += 1;
+    } else if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
+      letters += 1;
+      punctuation = 0;
+    } else if ((c >= 0x30 && c <= 0x39) || c === 0x20 || (c >= 0x09 && c <= 0x0d)) {
+      letters = 0;
+      punctuation = 0;
+    } else {
+      punctuation += 1;
+      letters = 0;
+    }
+    if (letters > RUN_PIECE || punctuation > RUN_PIECE) shape |= MAY_HOLD_LONG_RUN;
   }
-  return false;
+  return shape;
 }
+
+/** o200k's pre-tokenizer, gpt-tokenizer's own (a copy: its lastIndex is ours), for non-ASCII text. */
+const PIECES = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
+
+/**
+ * BPE counts of pieces (pre-tokens), each the tokenizer's count of the piece alone: a text's count
+ * is the sum of its pieces' (BPE never merges across them, and a piece alone is split into itself).
+ * The pieces of chat text and rendered JSON recur (keys, punctuation, common words: 98–99% of a
+ * context call's were seen in the calls before), so most cost one lookup in this small map instead
+ * of the tokenizer's path for each. Pieces of up to 64 characters (longer ones are runs of white
+ * space), emptied when full: ~4 MB at most.
+ */
+const PIECE_COUNTS = new Map<string, number>();
+const PIECE_COUNTS_MAX = 20_000;
+
+function pieceCount(piece: string): number {
+  const known = PIECE_COUNTS.get(piece);
+  if (known !== undefined) return known;
+  const count = countTokens(piece);
+  if (piece.length <= RUN_PIECE) {
+    if (PIECE_COUNTS.size >= PIECE_COUNTS_MAX) PIECE_COUNTS.clear();
+    PIECE_COUNTS.set(piece, count);
+  }
+  return count;
+}
+
+/** o200k count of a text with no LONG_RUN (and no special token: see countWhole). */
+function countPieces(value: string, ascii: boolean): number {
+  let total = 0;
+  if (ascii) {
+    for (let start = 0; start < value.length;) {
+      const end = asciiPieceEnd(value, start);
+      total += pieceCount(value.slice(start, end));
+      start = end;
+    }
+    return total;
+  }
+  PIECES.lastIndex = 0;
+  for (let match = PIECES.exec(value); match !== null; match = PIECES.exec(value)) {
+    total += pieceCount(match[0]);
+  }
+  return total;
+}
+
+/**
+ * o200k count of a text with no LONG_RUN, by its pieces; a text that may hold a special token
+ * ("<|endoftext|>", which the tokenizer refuses) goes to the tokenizer whole.
+ */
+const countWhole = (value: string, shape: number) =>
+  value.includes('<|') ? countTokens(value) : countPieces(value, (shape & NON_ASCII) === 0);
 
 /**
  * o200k count that stays linear: BPE over one pre-token is quadratic in its length (200,000 'x'
@@ -71,9 +148,8 @@ function hasLongNonSpaceRun(value: string): boolean {
  * lost: a few percent on such runs (3% on 2,000 '='), nothing elsewhere (bench/tokens.ts).
  */
 export function bpeCount(value: string): number {
-  if (value.length <= RUN_PIECE || !hasLongNonSpaceRun(value) || !HAS_LONG_RUN.test(value)) {
-    return countTokens(value);
-  }
+  const shape = textShape(value);
+  if ((shape & MAY_HOLD_LONG_RUN) === 0 || !HAS_LONG_RUN.test(value)) return countWhole(value, shape);
   let total = 0;
   let last = 0;
   for (const match of value.matchAll(LONG_RUN)) {

@@ -34,7 +34,7 @@ describe('bounded in-process memory', () => {
     await locks.close();
   }, 60_000);
 
-  it('the BPE merge cache holds a bounded number of distinct words', () => {
+  it('the BPE merge cache and the pieces counted hold a bounded number of distinct words', () => {
     const estimator = createTokenEstimator();
     estimator.text('warm up');
     const before = heapMb();

@@ -1,8 +1,10 @@
 // The BPE default stays exact against o200k while staying linear on pathological runs; the
 // per-class estimator counts character classes and lands near the reference.
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
 import { charProfile, classTokenCount, createClassTokenEstimator } from '../../src/shared/token-classes.js';
+import { asciiPieceEnd } from '../../src/shared/o200k-pieces.js';
 import { bpeCount, createTokenEstimator } from '../../src/shared/tokens.js';
 
 const prose =
@@ -36,6 +38,49 @@ describe('bpeCount', () => {
     ]) {
       const reference = countTokens(text);
       expect(Math.abs(bpeCount(text) - reference) / reference).toBeLessThan(0.05);
+    }
+  });
+
+  it('counts whole a text with no letter or punctuation run over 64 characters, spaces or not', () => {
+    const lines = Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, author: 'nick', text: `line ${i}` }));
+    for (const text of [
+      JSON.stringify(lines),
+      'a'.repeat(64) + '1' + 'é'.repeat(64),
+      '"'.repeat(63) + 'é' + '9' + '日'.repeat(64),
+    ]) {
+      expect(bpeCount(text)).toBe(countTokens(text));
+    }
+  });
+
+  it("splits ASCII text into o200k's pieces and counts them as the tokenizer counts the text", () => {
+    const tricky = [
+      "I'LL say it's DON'T won'T we'Re they'VE HELLOworld camelCase ABC's x'd",
+      'a  b   c\t\td \n\n e\r\n  f   \n',
+      '    leading and trailing    ',
+      'path/to/file.ts:12 -> https://example.com/a?b=c&d=e#f .\n/usr "quoted" (paren) [1,23,456,7890]',
+      '\u0000\u0007\u001f\u007f ~`!@#$%^&*()_+-={}|[]\\:";\'<>?,./',
+      '12345678901234 v1.2.3 0x1F 3.14159 1e10 2025-01-01T00:00:00.000Z',
+      `${json}\n${prose}`,
+    ];
+    // And 20,000 random strings of up to 12 characters, from one character of each kind the walk tells apart.
+    const kinds = ['A', 'b', '7', '\n', '\r', ' ', '\t', '/', '.', "'", 's', 'L', 'e', 'v'];
+    let seed = 7;
+    const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    for (let i = 0; i < 20_000; i += 1) {
+      tricky.push(
+        Array.from(
+          { length: 1 + Math.floor(random() * 12) },
+          () => kinds[Math.floor(random() * kinds.length)],
+        ).join(''),
+      );
+    }
+    for (const text of tricky) {
+      const walked: string[] = [];
+      for (let start = 0; start < text.length; start = asciiPieceEnd(text, start)) {
+        walked.push(text.slice(start, asciiPieceEnd(text, start)));
+      }
+      expect(walked).toEqual([...text.matchAll(O200K_TOKEN_SPLIT_REGEX)].map((m) => m[0]));
+      expect(bpeCount(text)).toBe(countTokens(text));
     }
   });
 
