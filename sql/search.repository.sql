@@ -72,13 +72,6 @@ with
       length
     from
       firsts
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -94,48 +87,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (
@@ -317,13 +281,6 @@ with
       length
     from
       seconds
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -339,48 +296,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (
@@ -465,13 +393,6 @@ with
       length
     from
       firsts
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -487,48 +408,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (
@@ -666,13 +558,6 @@ with
       length
     from
       seconds
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -688,48 +573,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (
@@ -815,13 +671,6 @@ with
       length
     from
       firsts
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -837,48 +686,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (
@@ -1024,13 +844,6 @@ with
       length
     from
       seconds
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -1046,48 +859,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (
@@ -1177,13 +961,6 @@ with
       length
     from
       firsts
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -1199,48 +976,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (
@@ -1388,13 +1136,6 @@ with
       length
     from
       seconds
-  ),
-  picked as (
-    select
-      null::text as lexeme,
-      null::int as df
-    where
-      false
   )
 select
   x.id,
@@ -1410,48 +1151,19 @@ select
   x.lane_key,
   x.extra,
   p.length as length,
-  (
-    select
-      jsonb_object_agg(
-        u.lexeme,
-        coalesce(array_length(u.positions, 1), 1)
-      )
-    from
-      unnest(
-        ts_filter(
-          setweight(
-            x.tsv,
-            'A',
-            (
-              select
-                array_agg(t.lexeme)
-              from
-                terms t
-            )
-          ),
-          '{a}'
-        )
-      ) u
-    where
-      u.lexeme in (
+  ts_filter(
+    setweight(
+      x.tsv,
+      'A',
+      (
         select
-          t.lexeme
+          array_agg(t.lexeme)
         from
           terms t
       )
-  ) as tf,
-  (
-    select
-      jsonb_object_agg(z.lexeme, z.df)
-    from
-      (
-        select distinct
-          lexeme,
-          df
-        from
-          picked
-      ) z
-  ) as df
+    ),
+    '{a}'
+  )::text as tf
 from
   docs p
   cross join lateral (

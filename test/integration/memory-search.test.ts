@@ -5,7 +5,8 @@ import { sql } from 'drizzle-orm';
 import { channelMessages, transcriptChunks } from '../../src/db/schema.js';
 import { createSearchRepository } from '../../src/modules/memory/search.repository.js';
 import { createMemorySearchService } from '../../src/modules/memory/memory-search.service.js';
-import { queryWords } from '../../src/modules/memory/core/search-query.js';
+import { queryWords, tsvectorFrequencies } from '../../src/modules/memory/core/search-query.js';
+import { queryRows } from '../../src/db/client.js';
 import { createTestApp, errorOf, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -510,6 +511,30 @@ describe('POST /v1/memories/search', () => {
       expect([...new Set(perWord.flat())], query).toEqual(whole);
     }
     expect(await repo.wordLexemes([])).toEqual([]);
+  });
+
+  it("counts a tsvector's printed lexemes and positions as unnest gives them", async () => {
+    const texts = [
+      'The running databases were running, then the database ran again and again',
+      "it's don't o'clock e-mail foo_bar user@example.com https://example.com/a/b",
+      String.raw`back\slash 'quoted' "double" a\'b ünïcödé データベース café naïve`,
+      ['word', ...Array.from({ length: 300 }, (_, i) => `w${i % 7}`)].join(' '),
+      'the of and',
+    ];
+    for (const text of texts) {
+      const [row] = await queryRows<{ printed: string; stripped: string; tf: unknown }>(
+        ctx.deps.database.db,
+        sql`select to_tsvector('english', ${text})::text as printed,
+          strip(to_tsvector('english', ${text}))::text as stripped,
+          (select json_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1))
+            from unnest(to_tsvector('english', ${text})) u) as tf`,
+      );
+      const unnested = typeof row!.tf === 'string' ? JSON.parse(row!.tf) : (row!.tf ?? {});
+      expect({ ...tsvectorFrequencies(row!.printed) }, text).toEqual(unnested);
+      // Printed without positions, a lexeme counts once.
+      expect(Object.keys(tsvectorFrequencies(row!.stripped))).toEqual(Object.keys(unnested));
+      expect(Object.values(tsvectorFrequencies(row!.stripped)).every((n) => n === 1)).toBe(true);
+    }
   });
 
   it("samples a large scope's average length in key order: the same stored rows, the same statistics", async () => {

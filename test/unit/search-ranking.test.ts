@@ -14,6 +14,7 @@ import {
   pairsTsquery,
   queryWords,
   quoteLexeme,
+  tsvectorFrequencies,
 } from '../../src/modules/memory/core/search-query.js';
 
 describe('queryWords', () => {
@@ -43,6 +44,21 @@ describe('tsquery literals', () => {
     expect(quoteLexeme("it's")).toBe("'it''s'");
     expect(quoteLexeme('a\\b')).toBe("'a\\\\b'");
     expect(orTsquery(['databas', 'product'])).toBe("'databas' | 'product'");
+  });
+});
+
+describe('tsvectorFrequencies', () => {
+  it("counts each printed lexeme's positions, quotes and backslashes undoubled", () => {
+    const printed = String.raw`'a\\b':3 'it''s':1,2 'plain' 'q''':5,6,7B 'x y':4A`;
+    expect({ ...tsvectorFrequencies(printed) }).toEqual({
+      'a\\b': 1,
+      "it's": 2,
+      plain: 1,
+      "q'": 3,
+      'x y': 1,
+    });
+    expect({ ...tsvectorFrequencies('') }).toEqual({});
+    expect(Object.hasOwn(tsvectorFrequencies("'__proto__':1,2"), '__proto__')).toBe(true);
   });
 });
 

@@ -5,6 +5,7 @@
 // Large scopes go through the GIN for the documents where the query's rare lexemes meet.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
+import { tsvectorFrequencies } from './core/search-query.js';
 import { builtStatements, rawStatement, rowsOf, slot } from '../../db/prepared.js';
 import {
   SOURCES,
@@ -44,32 +45,39 @@ const termsJson = (terms: { lexeme: string; query: string }[]) =>
   JSON.stringify(terms.map((t) => ({ lexeme: t.lexeme, q: t.query })));
 
 /**
- * The winners' columns, term frequencies and document frequencies, from `docs`, `terms` and `picked`.
- * A winner's term frequencies are read from its query lexemes alone: setweight marks them (every
- * stored tsvector is to_tsvector's, weight D and positions everywhere) and ts_filter keeps them, two
- * copies of the vector where unnesting all of it built a row per lexeme (~145 for a transcript
- * chunk: 40–50 µs a winner, now ~10).
+ * The winners' columns and term frequencies from `docs` and `terms`, and with `picked` (a scope
+ * read's), document frequencies. A winner's term frequencies are read from its query lexemes alone:
+ * setweight marks them (every stored tsvector is to_tsvector's, weight D and positions everywhere)
+ * and ts_filter keeps them, a vector of a few lexemes sent as text and counted in Node
+ * (tsvectorFrequencies). Unnesting the whole vector builds a row per lexeme (~145 for a transcript
+ * chunk: 40–50 µs a winner); unnesting the kept one into json is still a subplan a winner (~0.2 ms
+ * of a bench:search query's ~2.5 ms in PostgreSQL).
  */
 const winners = (
   source: SourceSql,
   /** The winner's length when `docs` carries it (the candidate read measured it on its copy). */
   length: SQL = sql`length(x.tsv)`,
+  withPicked = true,
 ) => sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
     x.lane_key, x.extra, ${length} as length,
-    (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1))
-      from unnest(ts_filter(setweight(x.tsv, 'A', (select array_agg(t.lexeme) from terms t)), '{a}')) u
-      where u.lexeme in (select t.lexeme from terms t)) as tf,
-    (select jsonb_object_agg(z.lexeme, z.df) from (select distinct lexeme, df from picked) z) as df
+    ts_filter(setweight(x.tsv, 'A', (select array_agg(t.lexeme) from terms t)), '{a}')::text as tf${
+      withPicked
+        ? sql`,
+    (select jsonb_object_agg(z.lexeme, z.df) from (select distinct lexeme, df from picked) z) as df`
+        : sql``
+    }
   from docs p
   cross join lateral (select ${source.columns} from ${source.table} where d.ctid = p.rid) x`;
 
 const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
-const toCandidate = (r: CandidateRow): CandidateRow => ({
+/** A winner as `winners` selects it: its term frequencies as a tsvector's text. */
+type WinnerRow = Omit<CandidateRow, 'tf'> & { tf: string | null };
+const toCandidate = (r: WinnerRow): CandidateRow => ({
   ...r,
   time_ms: Number(r.time_ms),
   length: Number(r.length),
   extra: json<Record<string, unknown>>(r.extra),
-  tf: json<Record<string, number>>(r.tf) ?? {},
+  tf: tsvectorFrequencies(r.tf ?? ''),
   df: json<Record<string, number>>(r.df) ?? {},
 });
 
@@ -126,11 +134,10 @@ export function matchSql(
       select h.rid, length(h.tsv) as length from more h where h.rid not in (select rid from firsts)
       order by ${score} desc, h.rid limit ${slot('keep')}
     ),
-    docs as (select rid, length from firsts union all select rid, length from seconds),`
-        : sql`docs as (select rid, length from firsts),`
+    docs as (select rid, length from firsts union all select rid, length from seconds)`
+        : sql`docs as (select rid, length from firsts)`
     }
-    picked as (select null::text as lexeme, null::int as df where false)
-    ${winners(source, sql`p.length`)}`;
+    ${winners(source, sql`p.length`, false)}`;
 }
 
 const built = builtStatements();
@@ -218,10 +225,7 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
       const executor = tx ?? (newest ? db : genericPlans);
       const shape = `${params.source}|${newest}|${fallback !== undefined}|${slotted.shape}`;
       const statement = built(executor, shape, (on) =>
-        rawStatement<CandidateRow>(
-          on,
-          matchSql(params.source, slotted.filters, newest, fallback !== undefined),
-        ),
+        rawStatement<WinnerRow>(on, matchSql(params.source, slotted.filters, newest, fallback !== undefined)),
       );
       const rows = await rowsOf(
         statement.execute({
@@ -258,7 +262,7 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
       tx: Executor = db,
     ): Promise<{ documents: number; averageLength: number; rows: CandidateRow[] } | null> {
       const source = SOURCES[params.source];
-      const rows = await queryRows<CandidateRow & { documents: number; avgdl: number | null }>(
+      const rows = await queryRows<WinnerRow & { documents: number; avgdl: number | null }>(
         tx,
         sql`with terms as (
             select t.lexeme, t.q::tsquery as q
