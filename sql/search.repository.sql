@@ -12,7 +12,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       memories d
     where
@@ -46,7 +55,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -68,8 +78,7 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
   )
@@ -86,20 +95,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (
@@ -145,7 +142,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       memories d
     where
@@ -179,7 +185,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -202,7 +209,16 @@ with
   more as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       memories d
     where
@@ -242,7 +258,8 @@ with
   seconds as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       more h
     where
@@ -271,14 +288,12 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
     union all
     select
-      rid,
-      length
+      *
     from
       seconds
   )
@@ -295,20 +310,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (
@@ -354,7 +357,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       transcript_chunks d
     where
@@ -367,7 +379,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -389,8 +402,7 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
   )
@@ -407,20 +419,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (
@@ -464,7 +464,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       transcript_chunks d
     where
@@ -477,7 +486,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -500,7 +510,16 @@ with
   more as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       transcript_chunks d
     where
@@ -519,7 +538,8 @@ with
   seconds as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       more h
     where
@@ -548,14 +568,12 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
     union all
     select
-      rid,
-      length
+      *
     from
       seconds
   )
@@ -572,20 +590,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (
@@ -629,7 +635,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       channel_messages d
     where
@@ -645,7 +660,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -667,8 +683,7 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
   )
@@ -685,20 +700,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (
@@ -744,7 +747,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       channel_messages d
     where
@@ -760,7 +772,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -783,7 +796,16 @@ with
   more as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       channel_messages d
     where
@@ -805,7 +827,8 @@ with
   seconds as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       more h
     where
@@ -834,14 +857,12 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
     union all
     select
-      rid,
-      length
+      *
     from
       seconds
   )
@@ -858,20 +879,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (
@@ -917,7 +926,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       channel_messages d
     where
@@ -935,7 +953,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -957,8 +976,7 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
   )
@@ -975,20 +993,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (
@@ -1034,7 +1040,16 @@ with
   hits as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       channel_messages d
     where
@@ -1052,7 +1067,8 @@ with
   firsts as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       hits h
     order by
@@ -1075,7 +1091,16 @@ with
   more as (
     select
       d.ctid as rid,
-      strip(d.tsv) as tsv
+      setweight(
+        d.tsv,
+        'A',
+        (
+          select
+            array_agg(t.lexeme)
+          from
+            terms t
+        )
+      ) as tsv
     from
       channel_messages d
     where
@@ -1097,7 +1122,8 @@ with
   seconds as (
     select
       h.rid,
-      length(h.tsv) as length
+      length(h.tsv) as length,
+      h.tsv
     from
       more h
     where
@@ -1126,14 +1152,12 @@ with
   ),
   docs as (
     select
-      rid,
-      length
+      *
     from
       firsts
     union all
     select
-      rid,
-      length
+      *
     from
       seconds
   )
@@ -1150,20 +1174,8 @@ select
   )::float8 as time_ms,
   x.lane_key,
   x.extra,
-  p.length as length,
-  ts_filter(
-    setweight(
-      x.tsv,
-      'A',
-      (
-        select
-          array_agg(t.lexeme)
-        from
-          terms t
-      )
-    ),
-    '{a}'
-  )::text as tf
+  p.length,
+  ts_filter(p.tsv, '{a}')::text as tf
 from
   docs p
   cross join lateral (

@@ -45,26 +45,28 @@ const termsJson = (terms: { lexeme: string; query: string }[]) =>
   JSON.stringify(terms.map((t) => ({ lexeme: t.lexeme, q: t.query })));
 
 /**
- * The winners' columns and term frequencies from `docs` and `terms`, and with `picked` (a scope
- * read's), document frequencies. A winner's term frequencies are read from its query lexemes alone:
- * setweight marks them (every stored tsvector is to_tsvector's, weight D and positions everywhere)
- * and ts_filter keeps them, a vector of a few lexemes sent as text and counted in Node
- * (tsvectorFrequencies). Unnesting the whole vector builds a row per lexeme (~145 for a transcript
- * chunk: 40–50 µs a winner); unnesting the kept one into json is still a subplan a winner (~0.2 ms
- * of a bench:search query's ~2.5 ms in PostgreSQL).
+ * A tsvector with the query lexemes (`terms`) marked: setweight gives their positions weight A
+ * (every stored tsvector is to_tsvector's, weight D and positions everywhere), so ts_filter of the
+ * result keeps them alone. A detoasted copy, which every `@@` and `length` then reads.
  */
-const winners = (
-  source: SourceSql,
-  /** The winner's length when `docs` carries it (the candidate read measured it on its copy). */
-  length: SQL = sql`length(x.tsv)`,
-  withPicked = true,
-) => sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
-    x.lane_key, x.extra, ${length} as length,
-    ts_filter(setweight(x.tsv, 'A', (select array_agg(t.lexeme) from terms t)), '{a}')::text as tf${
-      withPicked
-        ? sql`,
+const marked = (tsv: SQL) => sql`setweight(${tsv}, 'A', (select array_agg(t.lexeme) from terms t))`;
+
+/**
+ * The winners' columns and term frequencies, from `docs` and `terms`. A winner's term frequencies
+ * are its query lexemes' positions: ts_filter keeps the marked ones, a vector of a few lexemes sent
+ * as text and counted in Node (tsvectorFrequencies). Unnesting the whole vector builds a row per
+ * lexeme (~145 for a transcript chunk: 40–50 µs a winner); unnesting the kept one into json is
+ * still a subplan a winner (~0.2 ms of a bench:search query's ~2.5 ms in PostgreSQL).
+ * `docs` holds either the winners' rids with their length and marked vector, as the candidate
+ * read made them (`carried`), or only their rids, with the document frequencies in `picked`.
+ */
+const winners = (source: SourceSql, carried: boolean) =>
+  sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
+    x.lane_key, x.extra, ${
+      carried
+        ? sql`p.length, ts_filter(p.tsv, '{a}')::text as tf`
+        : sql`length(x.tsv) as length, ts_filter(${marked(sql`x.tsv`)}, '{a}')::text as tf,
     (select jsonb_object_agg(z.lexeme, z.df) from (select distinct lexeme, df from picked) z) as df`
-        : sql``
     }
   from docs p
   cross join lateral (select ${source.columns} from ${source.table} where d.ctid = p.rid) x`;
@@ -108,36 +110,37 @@ export function matchSql(
   const where = sql.join(source.conditions(slot('tenantId'), filters, slot<Date>('now'), newest), sql` and `);
   const b = slot<number>('b');
   const norm = sql`(1 - ${b}::float8 + ${b}::float8 * length(h.tsv) / ${slot('averageLength')}::float8)`;
-  // A read row's vector is stripped (positions dropped, lexemes and their count kept): one detoasted
-  // copy that every term's test reads, where each `@@` fetched a TOASTed vector again (a transcript
-  // chunk's ~2 kB: 12 µs a row for six terms, now ~1).
+  // A read row's vector is read once, marked (one detoasted copy that every term's test reads, where
+  // each `@@` of the stored column fetched a TOASTed vector again: a transcript chunk's ~2 kB, 12 µs
+  // a row for six terms) and kept with the winners, whose term frequencies it gives without a
+  // second fetch (~0.4 ms of a bench:search query's ~3 in PostgreSQL against a stripped copy).
   const score = sql`(select sum(t.idf) from terms t where h.tsv @@ t.q) / (1 + ${slot('k1')}::float8 * ${norm})`;
   return sql`with terms as (
       select t.lexeme, t.q::tsquery as q, t.idf
       from jsonb_to_recordset(${slot('weights')}::jsonb) as t(lexeme text, q text, idf float8)
     ),
     hits as (
-      select d.ctid as rid, strip(d.tsv) as tsv from ${source.table} where ${where} and d.tsv @@ ${slot('match')}::tsquery
+      select d.ctid as rid, ${marked(sql`d.tsv`)} as tsv from ${source.table} where ${where} and d.tsv @@ ${slot('match')}::tsquery
       ${newest ? sql`order by ${source.time} desc` : sql``} limit ${slot('scanLimit')}
     ),
     firsts as (
-      select h.rid, length(h.tsv) as length from hits h order by ${score} desc, h.rid limit ${slot('keep')}
+      select h.rid, length(h.tsv) as length, h.tsv from hits h order by ${score} desc, h.rid limit ${slot('keep')}
     ),
     ${
       withFallback
         ? sql`more as (
-      select d.ctid as rid, strip(d.tsv) as tsv from ${source.table} where ${where} and d.tsv @@ ${slot('fallbackMatch')}::tsquery
+      select d.ctid as rid, ${marked(sql`d.tsv`)} as tsv from ${source.table} where ${where} and d.tsv @@ ${slot('fallbackMatch')}::tsquery
         and (select count(*) from firsts) < ${slot('fallbackBelow')}
       limit ${slot('fallbackScanLimit')}
     ),
     seconds as (
-      select h.rid, length(h.tsv) as length from more h where h.rid not in (select rid from firsts)
+      select h.rid, length(h.tsv) as length, h.tsv from more h where h.rid not in (select rid from firsts)
       order by ${score} desc, h.rid limit ${slot('keep')}
     ),
-    docs as (select rid, length from firsts union all select rid, length from seconds)`
-        : sql`docs as (select rid, length from firsts)`
+    docs as (select * from firsts union all select * from seconds)`
+        : sql`docs as (select * from firsts)`
     }
-    ${winners(source, sql`p.length`, false)}`;
+    ${winners(source, true)}`;
 }
 
 const built = builtStatements();
@@ -286,7 +289,7 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
             where (select documents from stats) <= ${params.cap}
           ),
           docs as (select distinct rid from picked),
-          found as (${winners(source)})
+          found as (${winners(source, false)})
           select st.documents, st.avgdl, f.* from stats st left join found f on true`,
       );
       const documents = Number(rows[0]?.documents ?? 0);
