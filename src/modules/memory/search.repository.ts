@@ -311,17 +311,16 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
     ): Promise<Map<string, Map<string, number>>> {
       if (params.rids.length === 0) return new Map();
       const source = SOURCES[params.source];
-      const rows = await queryRows<{ rid: string; tf: unknown }>(
+      // The vector as text, counted in Node (tsvectorFrequencies), where unnesting it into json
+      // builds a row per lexeme.
+      const rows = await queryRows<{ rid: string; tsv: string | null }>(
         tx,
-        sql`select d.ctid::text as rid,
-            (select jsonb_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(d.tsv) u) as tf
+        sql`select d.ctid::text as rid, d.tsv::text as tsv
           from ${source.table}
           where d.ctid = any(array(select jsonb_array_elements_text(${JSON.stringify(params.rids)}::jsonb)::tid))
             and ${tenantCondition(params.tenantId, true)}`,
       );
-      return new Map(
-        rows.map((r) => [r.rid, new Map(Object.entries(json<Record<string, number>>(r.tf) ?? {}))]),
-      );
+      return new Map(rows.map((r) => [r.rid, new Map(Object.entries(tsvectorFrequencies(r.tsv ?? '')))]));
     },
 
     /**
