@@ -126,6 +126,8 @@ from
       memories d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;
 
 -- SearchRepository.matchCandidates memories {"filters":["scopes"],"newest":false,"fallback":true}
@@ -341,6 +343,8 @@ from
       memories d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;
 
 -- SearchRepository.matchCandidates transcript_chunks {"filters":["sessionKey"],"newest":false,"fallback":false}
@@ -448,6 +452,8 @@ from
       transcript_chunks d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;
 
 -- SearchRepository.matchCandidates transcript_chunks {"filters":["sessionKey"],"newest":false,"fallback":true}
@@ -619,6 +625,8 @@ from
       transcript_chunks d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;
 
 -- SearchRepository.matchCandidates channel_messages {"filters":["platform","channelId"],"newest":false,"fallback":false}
@@ -731,6 +739,8 @@ from
       channel_messages d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;
 
 -- SearchRepository.matchCandidates channel_messages {"filters":["platform","channelId"],"newest":false,"fallback":true}
@@ -910,6 +920,8 @@ from
       channel_messages d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;
 
 -- SearchRepository.matchCandidates channel_messages {"filters":["platform","channelId"],"newest":true,"fallback":false}
@@ -1024,6 +1036,8 @@ from
       channel_messages d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;
 
 -- SearchRepository.matchCandidates channel_messages {"filters":["platform","channelId"],"newest":true,"fallback":true}
@@ -1205,4 +1219,6 @@ from
       channel_messages d
     where
       d.ctid = p.rid
+    offset
+      0
   ) x;

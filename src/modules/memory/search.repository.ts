@@ -59,6 +59,8 @@ const marked = (tsv: SQL) => sql`setweight(${tsv}, 'A', (select array_agg(t.lexe
  * still a subplan a winner (~0.2 ms of a bench:search query's ~2.5 ms in PostgreSQL).
  * `docs` holds either the winners' rids with their length and marked vector, as the candidate
  * read made them (`carried`), or only their rids, with the document frequencies in `picked`.
+ * `offset 0` keeps each winner's row a TID read of its own: pulled up into a join, the planner may
+ * hash the winners against a scan of the whole table (every tenant's rows) when that is small.
  */
 const winners = (source: SourceSql, carried: boolean) =>
   sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
@@ -69,7 +71,7 @@ const winners = (source: SourceSql, carried: boolean) =>
     (select jsonb_object_agg(z.lexeme, z.df) from (select distinct lexeme, df from picked) z) as df`
     }
   from docs p
-  cross join lateral (select ${source.columns} from ${source.table} where d.ctid = p.rid) x`;
+  cross join lateral (select ${source.columns} from ${source.table} where d.ctid = p.rid offset 0) x`;
 
 const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 /** A winner as `winners` selects it: its term frequencies as a tsvector's text. */
