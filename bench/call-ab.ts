@@ -18,7 +18,8 @@ import { channelSize } from './lib/channel-fixture.js';
 import { IRC_DATA, ircAnchors, ircChannelId, ircContextBody, readIrcLines } from './lib/irc-channel.js';
 import { arg, int, machineLine, ms, printTable, summarize } from './lib/measure.js';
 
-const DATABASE = 'contextd_bench_call_cost';
+/** bench:call-cost's database, or `--database NAME` (both sides' workers are passed it). */
+const DATABASE = arg('database') ?? 'contextd_bench_call_cost';
 const CALL_LEAD_IN = 30;
 
 interface Job {
@@ -39,11 +40,15 @@ interface Side {
 }
 
 async function startSide(label: string, dir: string, job: Job): Promise<Side> {
-  const child: ChildProcess = fork(resolve(dir, 'bench/call-ab.ts'), ['--ab-worker', JSON.stringify(job)], {
-    cwd: dir,
-    execArgv: ['--import', 'tsx'],
-    stdio: 'inherit',
-  });
+  const child: ChildProcess = fork(
+    resolve(dir, 'bench/call-ab.ts'),
+    ['--ab-worker', JSON.stringify(job), '--database', DATABASE],
+    {
+      cwd: dir,
+      execArgv: ['--import', 'tsx'],
+      stdio: 'inherit',
+    },
+  );
   const next = () =>
     new Promise<Reply>((done, fail) => {
       const onExit = (code: number | null) => fail(new Error(`${label} exited with ${code}`));

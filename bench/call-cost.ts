@@ -42,7 +42,8 @@ import {
 } from './lib/irc-channel.js';
 import { arg, int, machineLine, ms, printTable, summarize, type Latency } from './lib/measure.js';
 
-export const CALL_COST_DATABASE = 'contextd_bench_call_cost';
+/** The seeded database: `--database NAME` (default contextd_bench_call_cost), also the served processes'. */
+export const CALL_COST_DATABASE = arg('database') ?? 'contextd_bench_call_cost';
 const LEAD_IN = 20;
 const CONCURRENCY = 8;
 /** A floor's block, in context-call blocks. */
@@ -89,11 +90,15 @@ interface Served {
 async function serve(kind: 'app' | 'floor', databaseUrl: string): Promise<Served> {
   // BENCH_CPU_PROF=DIR: the app's process writes a V8 CPU profile there when the run ends.
   const profile = kind === 'app' && process.env.BENCH_CPU_PROF;
-  const child: ChildProcess = fork(import.meta.filename, ['--serve', kind], {
-    execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
-    stdio: 'inherit',
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-  });
+  const child: ChildProcess = fork(
+    import.meta.filename,
+    ['--serve', kind, '--database', CALL_COST_DATABASE],
+    {
+      execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
+      stdio: 'inherit',
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    },
+  );
   const next = <T>() =>
     new Promise<T>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`${kind} process exited with ${code}`));

@@ -21,8 +21,8 @@ import { BENCH_TENANT, channelSize } from './lib/channel-fixture.js';
 import { ircAnchors, ircChannelId, ircContextBody, readIrcLines } from './lib/irc-channel.js';
 import { arg, machineLine, ms } from './lib/measure.js';
 
-/** bench:call-cost's database (importing call-cost.ts would run it). */
-const CALL_COST_DATABASE = 'contextd_bench_call_cost';
+/** bench:call-cost's database, or `--database NAME` (importing call-cost.ts would run it). */
+const CALL_COST_DATABASE = arg('database') ?? 'contextd_bench_call_cost';
 
 async function main(): Promise<void> {
   if (!process.env.DATABASE_URL) {
