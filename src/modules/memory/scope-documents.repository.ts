@@ -5,6 +5,7 @@ import { queryRows, type Executor } from '../../db/client.js';
 import { SOURCES, scopeRows, type SearchFilters } from './search.repository.js';
 import type { ScopeDocument, ScopeRead, VersionedSource } from './scope-cache.js';
 import { deepFreeze } from '../../shared/deep-freeze.js';
+import { tsvectorFrequencies } from './core/search-query.js';
 
 /**
  * A json object `"source key" → version` (0: never written, so no documents) of the listed keys, as
@@ -74,7 +75,7 @@ export async function readScope(
     lane_key: string | null;
     extra: unknown;
     length: number;
-    tf: unknown;
+    tf: string | null;
   }>(
     db,
     sql`with docs as materialized (${scopeRows(source, params.tenantId, params.filters, null, params.cap + 1, columns)}),
@@ -82,8 +83,7 @@ export async function readScope(
       select ${versions} as versions, c.n, x.* from counted c left join lateral (
         select x.id, x.rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
           (extract(epoch from x.time) * 1000000)::int8 as time_us, x.expires_us, x.lane_key, x.extra,
-          length(x.tsv) as length,
-          (select json_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)) from unnest(x.tsv) u) as tf
+          length(x.tsv) as length, x.tsv::text as tf
         from docs x where c.n <= ${params.cap}) x on true`,
   );
   const token = versionToken(
@@ -108,7 +108,9 @@ export async function readScope(
         lane_key: r.lane_key,
         extra: json<Record<string, unknown>>(r.extra),
         length: Number(r.length),
-        tf: new Map(Object.entries(json<Record<string, number>>(r.tf) ?? {})),
+        // Insertion order as JSON.parse of json_object_agg over unnest(tsv) gave it: both objects
+        // put integer-like keys first, then the vector's order (its text lists lexemes as unnest does).
+        tf: new Map(Object.entries(tsvectorFrequencies(r.tf ?? ''))),
       });
     });
   return { token, complete: true, documents };
