@@ -707,7 +707,12 @@ select
     ) * 1000
   )::float8 as time_ms,
   x.lane_key,
-  x.extra,
+  x.extra_platform,
+  x.extra_channel_id,
+  x.extra_message_id,
+  x.extra_thread_id,
+  x.extra_author_id,
+  x.extra_author_name,
   p.length,
   ts_filter(p.tsv, '{a}')::text as tf
 from
@@ -721,20 +726,12 @@ from
       d.tsv,
       d.ts as time,
       d.lane_key,
-      json_build_object(
-        'platform',
-        d.platform,
-        'channel_id',
-        d.channel_id,
-        'message_id',
-        d.message_id,
-        'thread_id',
-        d.thread_id,
-        'author_id',
-        d.author_id,
-        'author_name',
-        d.author_name
-      ) as extra
+      d.platform as extra_platform,
+      d.channel_id as extra_channel_id,
+      d.message_id as extra_message_id,
+      d.thread_id as extra_thread_id,
+      d.author_id as extra_author_id,
+      d.author_name as extra_author_name
     from
       channel_messages d
     where
@@ -888,7 +885,12 @@ select
     ) * 1000
   )::float8 as time_ms,
   x.lane_key,
-  x.extra,
+  x.extra_platform,
+  x.extra_channel_id,
+  x.extra_message_id,
+  x.extra_thread_id,
+  x.extra_author_id,
+  x.extra_author_name,
   p.length,
   ts_filter(p.tsv, '{a}')::text as tf
 from
@@ -902,20 +904,12 @@ from
       d.tsv,
       d.ts as time,
       d.lane_key,
-      json_build_object(
-        'platform',
-        d.platform,
-        'channel_id',
-        d.channel_id,
-        'message_id',
-        d.message_id,
-        'thread_id',
-        d.thread_id,
-        'author_id',
-        d.author_id,
-        'author_name',
-        d.author_name
-      ) as extra
+      d.platform as extra_platform,
+      d.channel_id as extra_channel_id,
+      d.message_id as extra_message_id,
+      d.thread_id as extra_thread_id,
+      d.author_id as extra_author_id,
+      d.author_name as extra_author_name
     from
       channel_messages d
     where
@@ -1004,7 +998,12 @@ select
     ) * 1000
   )::float8 as time_ms,
   x.lane_key,
-  x.extra,
+  x.extra_platform,
+  x.extra_channel_id,
+  x.extra_message_id,
+  x.extra_thread_id,
+  x.extra_author_id,
+  x.extra_author_name,
   p.length,
   ts_filter(p.tsv, '{a}')::text as tf
 from
@@ -1018,20 +1017,12 @@ from
       d.tsv,
       d.ts as time,
       d.lane_key,
-      json_build_object(
-        'platform',
-        d.platform,
-        'channel_id',
-        d.channel_id,
-        'message_id',
-        d.message_id,
-        'thread_id',
-        d.thread_id,
-        'author_id',
-        d.author_id,
-        'author_name',
-        d.author_name
-      ) as extra
+      d.platform as extra_platform,
+      d.channel_id as extra_channel_id,
+      d.message_id as extra_message_id,
+      d.thread_id as extra_thread_id,
+      d.author_id as extra_author_id,
+      d.author_name as extra_author_name
     from
       channel_messages d
     where
@@ -1187,7 +1178,12 @@ select
     ) * 1000
   )::float8 as time_ms,
   x.lane_key,
-  x.extra,
+  x.extra_platform,
+  x.extra_channel_id,
+  x.extra_message_id,
+  x.extra_thread_id,
+  x.extra_author_id,
+  x.extra_author_name,
   p.length,
   ts_filter(p.tsv, '{a}')::text as tf
 from
@@ -1201,20 +1197,12 @@ from
       d.tsv,
       d.ts as time,
       d.lane_key,
-      json_build_object(
-        'platform',
-        d.platform,
-        'channel_id',
-        d.channel_id,
-        'message_id',
-        d.message_id,
-        'thread_id',
-        d.thread_id,
-        'author_id',
-        d.author_id,
-        'author_name',
-        d.author_name
-      ) as extra
+      d.platform as extra_platform,
+      d.channel_id as extra_channel_id,
+      d.message_id as extra_message_id,
+      d.thread_id as extra_thread_id,
+      d.author_id as extra_author_id,
+      d.author_name as extra_author_name
     from
       channel_messages d
     where

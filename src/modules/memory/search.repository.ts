@@ -64,7 +64,9 @@ const marked = (tsv: SQL) => sql`setweight(${tsv}, 'A', (select array_agg(t.lexe
  */
 const winners = (source: SourceSql, carried: boolean) =>
   sql`select x.id, p.rid::text as rid, x.text, (extract(epoch from x.time) * 1000)::float8 as time_ms,
-    x.lane_key, x.extra, ${
+    x.lane_key, ${
+      source.extraColumns ? sql.raw(source.extraColumns.map((c) => `x.extra_${c}`).join(', ')) : sql`x.extra`
+    }, ${
       carried
         ? sql`p.length, ts_filter(p.tsv, '{a}')::text as tf`
         : sql`length(x.tsv) as length, ts_filter(${marked(sql`x.tsv`)}, '{a}')::text as tf,
@@ -76,14 +78,29 @@ const winners = (source: SourceSql, carried: boolean) =>
 const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 /** A winner as `winners` selects it: its term frequencies as a tsvector's text. */
 type WinnerRow = Omit<CandidateRow, 'tf'> & { tf: string | null };
-const toCandidate = (r: WinnerRow): CandidateRow => ({
-  ...r,
-  time_ms: Number(r.time_ms),
-  length: Number(r.length),
-  extra: json<Record<string, unknown>>(r.extra),
-  tf: tsvectorFrequencies(r.tf ?? ''),
-  df: json<Record<string, number>>(r.df) ?? {},
-});
+/**
+ * A winner of `source` as a candidate; with extraColumns, its `extra` is put together from its
+ * columns and takes json `extra`'s place (the same keys in the same order as before).
+ */
+const toCandidate =
+  (source: SourceSql) =>
+  (r: WinnerRow): CandidateRow => {
+    const columns = r as WinnerRow & Record<string, unknown>;
+    const extra = source.extraColumns
+      ? Object.fromEntries(source.extraColumns.map((c) => [c, columns[`extra_${c}`] ?? null]))
+      : json<Record<string, unknown>>(r.extra);
+    return {
+      id: r.id,
+      rid: r.rid,
+      text: r.text,
+      time_ms: Number(r.time_ms),
+      lane_key: r.lane_key,
+      extra,
+      length: Number(r.length),
+      tf: tsvectorFrequencies(r.tf ?? ''),
+      df: json<Record<string, number>>(r.df) ?? {},
+    };
+  };
 
 /**
  * The english-config lexemes of a text (stop words dropped, stems), in order of first use, as a
@@ -249,7 +266,7 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
           fallbackBelow: fallback?.below ?? null,
         }),
       );
-      return rows.map(toCandidate);
+      return rows.map(toCandidate(SOURCES[params.source]));
     },
 
     /**
@@ -299,7 +316,9 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
       return {
         documents,
         averageLength: Number(rows[0]?.avgdl ?? 0),
-        rows: rows.filter((r) => r.id !== null).map(({ documents: _n, avgdl: _a, ...r }) => toCandidate(r)),
+        rows: rows
+          .filter((r) => r.id !== null)
+          .map(({ documents: _n, avgdl: _a, ...r }) => toCandidate(source)(r)),
       };
     },
 
