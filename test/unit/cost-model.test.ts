@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   billRequest,
@@ -255,6 +256,31 @@ describe('prompt blocks', () => {
     const asBlocks = payload('last');
     asBlocks.messages[0] = { role: 'user', content: [{ type: 'text', text: 'hello there' }] };
     expect(promptBlocks(asBlocks, estimator).map((x) => x.prefix)).toEqual(a);
+  });
+
+  it('hashes a plain text block as any other block, the first time and when it is remembered', () => {
+    const hash = (previous: string, section: string, block: unknown) =>
+      createHash('sha256')
+        .update(`${previous}\u0000${section}\u0000${JSON.stringify(block)}`)
+        .digest('hex')
+        .slice(0, 16);
+    const text = `remembered ${Math.random()}`;
+    const content = [
+      { type: 'text', text, cache_control: { type: 'ephemeral' } },
+      { type: 'text', text, citations: [] },
+      { text, type: 'text' },
+    ];
+    const expected: string[] = [];
+    let previous = '';
+    for (const [i, block] of content.entries()) {
+      const canonical = i === 1 ? { citations: [], text, type: 'text' } : { text: block.text, type: 'text' };
+      previous = hash(previous, i === 0 ? 'message:user' : 'block', canonical);
+      expected.push(previous);
+    }
+    for (let call = 0; call < 3; call += 1)
+      expect(promptBlocks({ messages: [{ role: 'user', content }] }, estimator).map((b) => b.prefix)).toEqual(
+        expected,
+      );
   });
 
   it('bills a payload end to end: the second turn reads the first one’s prefix', () => {

@@ -42,6 +42,68 @@ function canonical(value: unknown, top = true): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** A hash of the prompt up to a block: the previous block's, the section and the block's canonical JSON. */
+function prefixHash(previous: string, section: string, canonicalJson: string): string {
+  return createHash('sha256')
+    .update(previous)
+    .update('\u0000')
+    .update(section)
+    .update('\u0000')
+    .update(canonicalJson)
+    .digest('hex')
+    .slice(0, PREFIX_HASH_CHARS);
+}
+
+/**
+ * The text of a block that holds only `type: "text"`, `text` and perhaps `cache_control` (the
+ * history's blocks): its canonical JSON is `{"text":…,"type":"text"}`. Null for any other block.
+ */
+function plainText(block: unknown): string | null {
+  if (!block || typeof block !== 'object' || Array.isArray(block)) return null;
+  const b = block as Record<string, unknown>;
+  if (b.type !== 'text' || typeof b.text !== 'string') return null;
+  for (const key in b) if (key !== 'type' && key !== 'text' && key !== 'cache_control') return null;
+  return b.text;
+}
+
+/**
+ * Prefix hashes of plain text blocks, by the hash before them and section, then by the block's
+ * text: a conversation's calls send the same history after the same prefix, so each of its
+ * blocks is hashed once, not on every call (same hashes: a hash is a function of its key). The
+ * text is a key of its own (a held string keeps its hash): no canonical JSON is built for a hit.
+ * Two generations bounded by the characters of their texts: when the newer is full it becomes the
+ * older (the one before is dropped), and a hit in the older moves to the newer, so the history
+ * that every call sends stays while each call's new blocks (channel context, notes) pass through.
+ */
+const TEXT_PREFIXES_MAX_CHARS = 2_000_000;
+let newerPrefixes = new Map<string, Map<string, string>>();
+let olderPrefixes = new Map<string, Map<string, string>>();
+let newerPrefixChars = 0;
+
+function rememberPrefix(head: string, text: string, hash: string): void {
+  if (text.length > TEXT_PREFIXES_MAX_CHARS / 100) return;
+  if (newerPrefixChars + text.length > TEXT_PREFIXES_MAX_CHARS) {
+    olderPrefixes = newerPrefixes;
+    newerPrefixes = new Map();
+    newerPrefixChars = 0;
+  }
+  let byText = newerPrefixes.get(head);
+  if (!byText) newerPrefixes.set(head, (byText = new Map()));
+  byText.set(text, hash);
+  newerPrefixChars += text.length + head.length;
+}
+
+function textPrefixHash(previous: string, section: string, text: string): string {
+  const head = `${previous}\u0000${section}`;
+  const newer = newerPrefixes.get(head)?.get(text);
+  if (newer !== undefined) return newer;
+  const hash =
+    olderPrefixes.get(head)?.get(text) ??
+    prefixHash(previous, section, `{"text":${JSON.stringify(text)},"type":"text"}`);
+  rememberPrefix(head, text, hash);
+  return hash;
+}
+
 function breakpointOf(block: unknown): CacheTtl | undefined {
   if (!block || typeof block !== 'object') return undefined;
   const control = (block as { cache_control?: { type?: string; ttl?: string } | null }).cache_control;
@@ -67,14 +129,11 @@ export function promptBlocks(
   const blocks: PromptBlock[] = [];
   let previous = '';
   const push = (section: string, content: unknown, tokens: number) => {
-    previous = createHash('sha256')
-      .update(previous)
-      .update('\u0000')
-      .update(section)
-      .update('\u0000')
-      .update(canonical(content))
-      .digest('hex')
-      .slice(0, PREFIX_HASH_CHARS);
+    const text = plainText(content);
+    previous =
+      text === null
+        ? prefixHash(previous, section, canonical(content))
+        : textPrefixHash(previous, section, text);
     const breakpoint = breakpointOf(content);
     blocks.push({ prefix: previous, tokens, ...(breakpoint ? { breakpoint } : {}) });
   };
