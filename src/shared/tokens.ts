@@ -122,7 +122,8 @@ function countPieces(value: string, ascii: boolean): number {
   if (ascii) {
     for (let start = 0; start < value.length;) {
       const end = asciiPieceEnd(value, start);
-      total += pieceCount(value.slice(start, end));
+      // One ASCII character is one token (o200k has one for every byte): no slice, no lookup.
+      total += end === start + 1 ? 1 : pieceCount(value.slice(start, end));
       start = end;
     }
     return total;
