@@ -3,8 +3,9 @@
 // that a bulk load or backfill has grown far past its last ANALYZE gets plans made for a table it
 // no longer is (hash joins over a tenant's rows instead of primary-key loads), until autovacuum
 // analyzes it — and with autovacuum off or behind, never. So ingest checks, after its first batch
-// and then every CHECK_EVERY_EVENTS events this process applied, whether a table is due by
-// autovacuum's own rule, and analyzes it in the background (one at a time; never on the request).
+// and then every CHECK_EVERY_EVENTS events this process applied, whether a table is due (never
+// analyzed, or grown far past its last ANALYZE: table-statistics.repository.ts), and analyzes it in
+// the background (one at a time; never on the request).
 import type { TableStatisticsRepository } from './table-statistics.repository.js';
 
 const CHECK_EVERY_EVENTS = 2_000;
