@@ -8,7 +8,8 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:search -- --chunks 1000000
 //   npm run bench:search                       (embedded PGlite, 20,000 chunks)
 //
-// On a server it uses its own database `contextd_bench_search` (seeded once, reused; --reset drops it).
+// On a server it uses its own database `contextd_bench_search` (seeded once, reused; --reset drops it;
+// --database NAME uses another, so that several people can each seed their own copy).
 // Chunk text: 150 words drawn from a 20,000-word vocabulary with a skewed (Zipf-like) frequency, so
 // queries mix very common and rare terms. Queries: 3–6 words from the same distribution.
 import { performance } from 'node:perf_hooks';
@@ -24,7 +25,7 @@ import { createSearchRepository } from '../src/modules/memory/search.repository.
 import { arg, latency, latencyRow, machineLine, ms, printTable, rng } from './lib/measure.js';
 
 const TENANT = 'bench_search';
-const BENCH_DB = 'contextd_bench_search';
+const BENCH_DB = arg('database') ?? 'contextd_bench_search';
 const VOCABULARY = 20_000;
 const SKEW = 2.5;
 
