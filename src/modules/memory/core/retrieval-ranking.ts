@@ -154,33 +154,22 @@ export function makeSnippet(text: string, lexemes: readonly string[], maxChars =
 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
-/** What `\s` matches in a JavaScript regular expression (and `trim` removes). */
-const isWhitespace = (c: number) =>
-  c < 128
-    ? c === 32 || (c >= 9 && c <= 13)
-    : c === 0xa0 ||
-      c === 0x1680 ||
-      (c >= 0x2000 && c <= 0x200a) ||
-      c === 0x2028 ||
-      c === 0x2029 ||
-      c === 0x202f ||
-      c === 0x205f ||
-      c === 0x3000 ||
-      c === 0xfeff;
+/** Whitespace other than a plain space: what `\s` matches besides it. */
+const OTHER_SPACE = /[^\S ]/;
 
 /**
  * Whether `text.replace(/\s+/g, ' ').trim()` would give the text back (every whitespace run one
- * plain space, none at either end): one scan, where the replace copies the text.
+ * plain space, none at either end): a few scans in native code, where the replace copies the text
+ * (and a loop over its characters costs ~6 µs for a transcript chunk).
  */
 function isFlat(text: string): boolean {
-  let previousSpace = true; // no whitespace at the start
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (!isWhitespace(c)) previousSpace = false;
-    else if (c !== 32 || previousSpace) return false;
-    else previousSpace = true;
-  }
-  return !previousSpace || text.length === 0;
+  if (text.length === 0) return true;
+  return (
+    text.charCodeAt(0) !== 32 &&
+    text.charCodeAt(text.length - 1) !== 32 &&
+    !text.includes('  ') &&
+    !OTHER_SPACE.test(text)
+  );
 }
 
 /** Where the first word (a run of letters and digits) matching a lexeme starts; -1: none. */
@@ -196,33 +185,32 @@ const NOT_ASCII = /\P{ASCII}/u;
 const ASCII_STEM = /^[a-z0-9]*$/;
 const isAsciiWordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
+/** The last stems searched for and their expression (a search's snippets share its lexemes). */
+let lastStems: { key: string; expression: RegExp } | null = null;
+
 /**
  * firstWordMatch of ASCII text without walking its words: a word there is a run of [A-Za-z0-9],
- * lowercasing keeps every index, and a lowercased word can start only with a stem of [a-z0-9], so
- * the first match is the earliest word start where some stem occurs (the same index; the search
- * results' snippets are the most frequent caller, bench:search).
+ * and a lowercased word can start only with a stem of [a-z0-9], so the first match is the earliest
+ * word start where some stem occurs, ignoring case: one scan of the text by a regular expression
+ * (the search results' snippets are the most frequent caller, bench:search).
  */
 function firstAsciiWordMatch(flat: string, lexemes: readonly string[]): number {
-  const lower = flat.toLowerCase();
-  let hit = -1;
+  const stems: string[] = [];
   for (const lexeme of lexemes) {
     const stem = lexeme.length > 4 ? lexeme.slice(0, lexeme.length - 1) : lexeme;
     if (!ASCII_STEM.test(stem)) continue;
     if (stem === '') {
-      // Every word matches the empty stem: the first word.
+      // Every word matches the empty stem: the first word, where no other stem can match earlier.
       let i = 0;
-      while (i < lower.length && !isAsciiWordChar(lower.charCodeAt(i))) i += 1;
-      if (i < lower.length && (hit < 0 || i < hit)) hit = i;
-      continue;
+      while (i < flat.length && !isAsciiWordChar(flat.charCodeAt(i))) i += 1;
+      return i < flat.length ? i : -1;
     }
-    for (let i = lower.indexOf(stem); i >= 0 && (hit < 0 || i < hit); i = lower.indexOf(stem, i + 1)) {
-      if (i === 0 || !isAsciiWordChar(lower.charCodeAt(i - 1))) {
-        hit = i;
-        break;
-      }
-    }
+    stems.push(stem);
   }
-  return hit;
+  if (stems.length === 0) return -1;
+  const key = stems.join('|');
+  if (lastStems?.key !== key) lastStems = { key, expression: new RegExp(`(?<![A-Za-z0-9])(?:${key})`, 'i') };
+  return lastStems.expression.exec(flat)?.index ?? -1;
 }
 
 /**
