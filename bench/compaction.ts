@@ -81,7 +81,7 @@ async function main() {
     return committed;
   };
   // The view change a context call at a cold provider cache makes before assembling, judged against
-  // the caller's window (context.service.ts, coldViewChangeFirst): due when the lane's history in
+  // the caller's window (context.compaction.ts, coldViewChangeFirst): due when the lane's history in
   // view, with the summary at its head, is over historyShare of the window.
   const coldViewChange = async (sessionId: string, window: number) => {
     const laneKey = 'root:session';

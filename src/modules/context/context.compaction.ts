@@ -1,11 +1,18 @@
 // What the context call needs of compaction (docs/compaction.md, "When the view changes"): run it
 // now (a purge, a blocked payload, a cold provider cache with the lane past its history share) or
-// in the background (the window needs it), always judged against the caller's window.
+// in the background (the window needs it), always judged against the caller's window; step 3b of
+// the call decides which (createCompactionDecisions).
 import type { CompactionScheduler } from '../compaction/compaction.scheduler.js';
 import type { CompactResult, CompactionService } from '../compaction/compaction.service.js';
 import type { CompactionSettings } from '../compaction/core/types.js';
 import type { AssembleResult, CompactionMode } from './core/assemble.js';
 import { budgetState, mandatoryTokens, type BudgetLimits } from './core/budget.js';
+import { cacheCold } from './core/cost-model.js';
+import { stableEstimator } from './core/stable-estimator.js';
+import type { Config } from '../../config.js';
+import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../shared/tokens.js';
+import type { LoadedTurn, TurnFacts } from './context.load.js';
+import type { TurnReads } from './context.read.js';
 
 /** A compaction this call ran before assembling again: its result, or why it could not run. */
 export interface CompactionRun {
@@ -173,4 +180,118 @@ export function coldViewChangeDue(params: {
     params.effectiveWindow > 0 &&
     params.viewTokens > params.historyShare * params.effectiveWindow
   );
+}
+
+/**
+ * The context call's compaction decisions: compact before this payload (a purge, a cold view change, a
+ * blocked budget: the call then assembles again) or schedule it, with the reply's report.
+ */
+export function createCompactionDecisions(deps: {
+  config: Pick<Config, 'COMPACT_TRIGGER' | 'HARD_BLOCK'>;
+  estimator: TokenEstimator;
+  compaction?: ContextCompaction;
+}) {
+  const { config } = deps;
+
+  /** A deleted message's text is in this lane's view: compact first, so no payload carries it. */
+  function mustPurgeFirst(turn: LoadedTurn, compacted: CompactionRun | undefined) {
+    return deps.compaction !== undefined && !compacted && (turn.laneState?.purgeTexts?.length ?? 0) > 0;
+  }
+
+  function compactNow(facts: TurnFacts, laneKey: string, trigger: 'purge' | 'blocked' | 'cold') {
+    const { tenantId, sessionId } = facts;
+    return deps.compaction!.compactNow({
+      tenantId,
+      sessionId,
+      laneKey,
+      trigger,
+      effectiveWindow: facts.window,
+    });
+  }
+
+  /**
+   * The provider cache is cold anyway and the lane's history is past its share of the caller's
+   * window: change the sent view before this payload, when it costs no cache read
+   * (docs/compaction.md, "When the view changes").
+   */
+  function coldViewChangeFirst(
+    facts: TurnFacts,
+    turn: LoadedTurn,
+    reads: TurnReads,
+    compacted: CompactionRun | undefined,
+  ) {
+    if (!deps.compaction || compacted) return false;
+    const from = turn.lane.firstKeptSeq;
+    return coldViewChangeDue({
+      mode: facts.mode,
+      dryRun: facts.dryRun,
+      cacheCold: cacheCold(turn.session.promptCache, reads.callAt),
+      // The lane sends its summary as the view's head: a summary written for a larger window counts
+      // (through the memo: the same summary is counted on every call until the next compaction).
+      viewTokens:
+        viewTokensOf(reads.entries, from) +
+        (turn.lane.summary ? stableEstimator(deps.estimator).text(turn.lane.summary) : 0),
+      effectiveWindow: facts.window,
+      historyShare: deps.compaction.historyShare,
+    });
+  }
+
+  /**
+   * 3b. Decide compaction: before replying when the budget makes it unavoidable (then the call
+   * assembles again: `rerun`), else scheduled in the background; with the reply's report of it.
+   */
+  async function decideCompaction(
+    facts: TurnFacts,
+    turn: LoadedTurn,
+    reads: TurnReads,
+    result: AssembleResult,
+    compacted: CompactionRun | undefined,
+  ): Promise<{ rerun: CompactionRun } | { scheduled: string | null; report: CompactionReport }> {
+    const { tenantId, sessionId } = facts;
+    const { laneKey } = turn;
+    const { turns, viewFrom } = reads.view;
+    const need = compactionNeed({
+      mode: facts.mode,
+      dryRun: facts.dryRun,
+      alreadyCompacted: compacted !== undefined,
+      result,
+      turns: turns.filter((e) => e.seq >= viewFrom),
+      limits: { compactTrigger: config.COMPACT_TRIGGER, hardBlock: config.HARD_BLOCK },
+    });
+    if (deps.compaction && need.now) {
+      const run = await compactNow(facts, laneKey, 'blocked');
+      if (run.result) return { rerun: run };
+      result.notes.push(`Compaction could not run before this payload: ${run.error}.`);
+    }
+    const scheduled =
+      deps.compaction && need.schedule
+        ? await deps.compaction.schedule({
+            tenantId,
+            sessionId,
+            laneKey,
+            reason: need.state,
+            effectiveWindow: facts.window,
+          })
+        : null;
+    const report = reportCompaction({
+      mode: facts.mode,
+      available: deps.compaction !== undefined,
+      compacted: compacted?.result ?? null,
+      droppedEntries: result.context.lane.dropped_entries,
+      scheduled,
+    });
+    return { scheduled, report };
+  }
+
+  return { mustPurgeFirst, compactNow, coldViewChangeFirst, decideCompaction };
+}
+
+/** What the lane's history from `from` on takes: stored estimates with the per-message overhead. */
+export function viewTokensOf(
+  entries: readonly { seq: number; tokenEstimate: number }[],
+  from: number,
+): number {
+  let sum = 0;
+  for (const e of entries) if (e.seq >= from) sum += e.tokenEstimate + MESSAGE_OVERHEAD_TOKENS;
+  return sum;
 }

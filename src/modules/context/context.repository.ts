@@ -107,7 +107,7 @@ export function loadTurnStatement(tx: Executor, shape: LoadTurnShape) {
       anchor: shape.anchor
         ? sql<unknown>`${messageJsonSql(anchorScope, slot('messageId'))}`
         : sql<null>`null`,
-      // The snapshot a lane without channel context attaches (context.service.ts), in the
+      // The snapshot a lane without channel context attaches (context.read.ts), in the
       // session's channel; the call checks the anchor's channel against it before use.
       snapshot: shape.snapshot
         ? sql<unknown>`case when ${laneStateJoin.table.contextAttachedSeq} is null and ${sessions.platform} is not null
