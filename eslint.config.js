@@ -64,6 +64,7 @@ export default tseslint.config(
       'client/src/schema.d.ts',
       'coverage/',
       'dist/',
+      'client/dist/',
       'test-artifacts/',
     ],
   },
