@@ -15,11 +15,16 @@ import { performance } from 'node:perf_hooks';
 import { backendCpu } from './lib/backend-cpu.js';
 import { openBenchApp, openWorkerApp, seedBenchSession } from './lib/bench-app.js';
 import { channelSize } from './lib/channel-fixture.js';
-import { IRC_DATA, ircAnchors, ircChannelId, ircContextBody, readIrcLines } from './lib/irc-channel.js';
+import {
+  CALL_COST_DATABASE,
+  IRC_DATA,
+  ircAnchors,
+  ircChannelId,
+  ircContextBody,
+  readIrcLines,
+} from './lib/irc-channel.js';
 import { arg, int, machineLine, ms, printTable, summarize } from './lib/measure.js';
 
-/** bench:call-cost's database, or `--database NAME` (both sides' workers are passed it). */
-const DATABASE = arg('database') ?? 'contextd_bench_call_cost';
 const CALL_LEAD_IN = 30;
 
 interface Job {
@@ -42,7 +47,7 @@ interface Side {
 async function startSide(label: string, dir: string, job: Job): Promise<Side> {
   const child: ChildProcess = fork(
     resolve(dir, 'bench/call-ab.ts'),
-    ['--ab-worker', JSON.stringify(job), '--database', DATABASE],
+    ['--ab-worker', JSON.stringify(job), '--database', CALL_COST_DATABASE],
     {
       cwd: dir,
       execArgv: ['--import', 'tsx'],
@@ -89,7 +94,7 @@ async function main(): Promise<void> {
   const blocks = Math.max(2, Number(arg('blocks') ?? 16));
   const blockCalls = Number(arg('block') ?? 150);
 
-  const bench = await openBenchApp(DATABASE);
+  const bench = await openBenchApp(CALL_COST_DATABASE);
   const { database, key } = bench;
   const channelId = ircChannelId(size);
   if ((await channelSize(database, channelId)) < size) {
@@ -159,7 +164,7 @@ async function main(): Promise<void> {
 
 /** One side: its build's app on its own pool, warmed up, then blocks of calls on request. */
 async function abWorker(job: Job): Promise<void> {
-  const app = await openWorkerApp(DATABASE);
+  const app = await openWorkerApp(CALL_COST_DATABASE);
   const lines = readIrcLines()!;
   let next = 0;
   const call = async () => {

@@ -33,6 +33,7 @@ import { backendCpu } from './lib/backend-cpu.js';
 import { openBenchApp, openWorkerApp, seedBenchSession } from './lib/bench-app.js';
 import { BENCH_PLATFORM, BENCH_TENANT, openBenchDatabase } from './lib/channel-fixture.js';
 import {
+  CALL_COST_DATABASE,
   IRC_DATA,
   ircAnchors,
   ircContextBody,
@@ -42,8 +43,6 @@ import {
 } from './lib/irc-channel.js';
 import { arg, int, machineLine, ms, printTable, summarize, type Latency } from './lib/measure.js';
 
-/** The seeded database: `--database NAME` (default contextd_bench_call_cost), also the served processes'. */
-export const CALL_COST_DATABASE = arg('database') ?? 'contextd_bench_call_cost';
 const LEAD_IN = 20;
 const CONCURRENCY = 8;
 /** A floor's block, in context-call blocks. */

@@ -18,11 +18,14 @@ import { queryRows } from '../src/db/client.js';
 import { backendCpu } from './lib/backend-cpu.js';
 import { openBenchApp, seedBenchSession } from './lib/bench-app.js';
 import { BENCH_TENANT, channelSize } from './lib/channel-fixture.js';
-import { ircAnchors, ircChannelId, ircContextBody, readIrcLines } from './lib/irc-channel.js';
+import {
+  CALL_COST_DATABASE,
+  ircAnchors,
+  ircChannelId,
+  ircContextBody,
+  readIrcLines,
+} from './lib/irc-channel.js';
 import { arg, machineLine, ms } from './lib/measure.js';
-
-/** bench:call-cost's database, or `--database NAME` (importing call-cost.ts would run it). */
-const CALL_COST_DATABASE = arg('database') ?? 'contextd_bench_call_cost';
 
 async function main(): Promise<void> {
   if (!process.env.DATABASE_URL) {

@@ -9,6 +9,13 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/db/client.js';
 import { BENCH_PLATFORM, BENCH_TENANT, channelSize } from './channel-fixture.js';
 import { POLICY } from './questions.js';
+import { arg } from './measure.js';
+
+/**
+ * bench:call-cost's seeded IRC channel database (also bench:call-ab's and bench:call-profile's):
+ * `--database NAME`, default contextd_bench_call_cost, so that several people can each seed a copy.
+ */
+export const CALL_COST_DATABASE = arg('database') ?? 'contextd_bench_call_cost';
 
 export const IRC_DATA = join(import.meta.dirname, '../../../shared/data/ubuntu-irc/dev');
 export const THREAD = 10;

@@ -119,6 +119,19 @@ export function contentBlocks(content: unknown): ContentBlock[] {
   return Array.isArray(content) ? (content as ContentBlock[]) : [];
 }
 
+/**
+ * The text of a block that is `{ type: "text", text }` with no other key than those in `alsoAllowed`
+ * (most history blocks); null for any other value. Callers that rebuild or hash such a block from
+ * its text alone skip walking it as JSON.
+ */
+export function plainTextOf(block: unknown, alsoAllowed: readonly string[] = []): string | null {
+  if (!block || typeof block !== 'object' || Array.isArray(block)) return null;
+  const b = block as Record<string, unknown>;
+  if (b.type !== 'text' || typeof b.text !== 'string') return null;
+  for (const key in b) if (key !== 'type' && key !== 'text' && !alsoAllowed.includes(key)) return null;
+  return b.text;
+}
+
 interface MediaFacts {
   /** Dimensions of each base64 image found, in block order (for token estimates). */
   images: { path: string; width: number; height: number }[];

@@ -7,6 +7,7 @@ import { renderDataBlock, renderNotesBlock } from './context-blocks.js';
 import { memoryFlushNote, usageNote } from './context-notes.js';
 import { matchPendingSlot } from '../../lanes/core/pending-slot.js';
 import type { TokenEstimator } from '../../../shared/tokens.js';
+import { plainTextOf } from '../../../shared/content-blocks.js';
 import {
   VIEW_START_TEXT,
   type AssembledContext,
@@ -161,19 +162,10 @@ export function contextUsed(
 export function jsonbKeyOrder<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v: unknown) => jsonbKeyOrder(v)) as T;
   if (value === null || typeof value !== 'object') return value;
-  const plain = plainTextBlock(value);
+  const plain = plainTextOf(value);
   if (plain !== null) return { text: plain, type: 'text' } as T;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries.map(([k, v]) => [k, jsonbKeyOrder(v)])) as T;
-}
-
-/** The text of `{ type: "text", text }` with no other key (most history blocks), else null. */
-function plainTextBlock(value: object): string | null {
-  const b = value as Record<string, unknown>;
-  if (b.type !== 'text' || typeof b.text !== 'string') return null;
-  let keys = 0;
-  for (const key in b) keys += key === 'type' || key === 'text' ? 1 : 3;
-  return keys === 2 ? b.text : null;
 }

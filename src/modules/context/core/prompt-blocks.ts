@@ -4,6 +4,7 @@
 // this one reading, so both bill the same prompt the same way.
 import { createHash } from 'node:crypto';
 import { MESSAGE_OVERHEAD_TOKENS, type TokenEstimator } from '../../../shared/tokens.js';
+import { plainTextOf } from '../../../shared/content-blocks.js';
 import {
   billRequest,
   type BilledRequest,
@@ -54,17 +55,8 @@ function prefixHash(previous: string, section: string, canonicalJson: string): s
     .slice(0, PREFIX_HASH_CHARS);
 }
 
-/**
- * The text of a block that holds only `type: "text"`, `text` and perhaps `cache_control` (the
- * history's blocks): its canonical JSON is `{"text":…,"type":"text"}`. Null for any other block.
- */
-function plainText(block: unknown): string | null {
-  if (!block || typeof block !== 'object' || Array.isArray(block)) return null;
-  const b = block as Record<string, unknown>;
-  if (b.type !== 'text' || typeof b.text !== 'string') return null;
-  for (const key in b) if (key !== 'type' && key !== 'text' && key !== 'cache_control') return null;
-  return b.text;
-}
+/** A breakpoint is not part of a block's canonical JSON: a plain text block may carry one. */
+const PLAIN_WITH = ['cache_control'] as const;
 
 /**
  * Prefix hashes of plain text blocks, by the hash before them and section, then by the block's
@@ -129,7 +121,8 @@ export function promptBlocks(
   const blocks: PromptBlock[] = [];
   let previous = '';
   const push = (section: string, content: unknown, tokens: number) => {
-    const text = plainText(content);
+    // A plain text block's canonical JSON is `{"text":…,"type":"text"}`: hashed by its text.
+    const text = plainTextOf(content, PLAIN_WITH);
     previous =
       text === null
         ? prefixHash(previous, section, canonical(content))
