@@ -18,6 +18,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:ingest
 //       (database contextd_bench_ingest; each run uses a fresh tenant; --reset starts empty)
 //   … -- --fixture irc --size 100000              (see above; --reset reseeds)
+//   … -- --database NAME                          (instead of the two names above)
 //   … -- --batches 200 --singles 5000 --rounds 6 --block 10
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
     return;
   }
   const size = Number(arg('size') ?? 100_000);
-  const databaseName = lines ? 'contextd_bench_ingest_irc' : 'contextd_bench_ingest';
+  const databaseName = arg('database') ?? (lines ? 'contextd_bench_ingest_irc' : 'contextd_bench_ingest');
   const database = await openBenchDatabase(databaseName);
   const run = randomBytes(3).toString('hex');
   const source: StreamSource = { lines, prefix: lines ? `r${run}_` : '' };
