@@ -20,7 +20,6 @@
 //   … -- --fixture irc --size 100000              (see above; --reset reseeds)
 //   … -- --database NAME                          (instead of the two names above)
 //   … -- --batches 200 --singles 5000 --rounds 6 --block 10
-//   … -- --database NAME                          (another database, e.g. one copy per person)
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
