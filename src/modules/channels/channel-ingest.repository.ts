@@ -91,7 +91,7 @@ const MESSAGE_RECORD = sql.raw(`r(platform text, channel_id text, message_id tex
           edited_at float8, media_edited_at float8, deleted_at float8, is_placeholder boolean, token_estimate int, metadata jsonb,
           reaction_state jsonb, text_changed boolean)`);
 
-/** The insert of records `r`, a stored row (a concurrent insert) updated in full. */
+/** The insert of records `r` (no conflict clause: see the callers). */
 const insertMessages = (from: SQL) => sql`
         insert into channel_messages (tenant_id, platform, channel_id, message_id, thread_id, reply_to_id, topic_id,
           lane_key, ts, author_id, author_name, author_is_bot, text, search_text, reactions, media, reply_count, last_reply_ts,
@@ -100,7 +100,10 @@ const insertMessages = (from: SQL) => sql`
           ${epochAt('ts')}, r.author_id, r.author_name, ${IS_BOT}, r.text, r.search_text, ${REACTIONS}, ${MEDIA}, ${REPLY_COUNT},
           ${epochAt('last_reply_ts')}, ${epochAt('edited_at')}, ${epochAt('media_edited_at')}, ${epochAt('deleted_at')}, ${IS_PLACEHOLDER}, r.token_estimate, ${METADATA},
           ${REACTION_STATE}
-        ${from}
+        ${from}`;
+
+/** After an insert of records `r`: a stored row (a concurrent insert) is updated in full. */
+const UPDATE_ON_CONFLICT = sql`
         on conflict (tenant_id, platform, channel_id, message_id) do update set
           thread_id = excluded.thread_id, reply_to_id = excluded.reply_to_id, topic_id = excluded.topic_id,
           lane_key = excluded.lane_key, ts = excluded.ts, author_id = excluded.author_id,
@@ -112,7 +115,12 @@ const insertMessages = (from: SQL) => sql`
           is_placeholder = excluded.is_placeholder, token_estimate = excluded.token_estimate,
           metadata = excluded.metadata, reaction_state = excluded.reaction_state`;
 
-/** Messages with no stored row when the batch read them: inserted. */
+/**
+ * Messages with no stored row when the batch read them: inserted, with no conflict clause. Only
+ * ingest inserts channel messages, and only under the lock of their channel (lockChannels), taken
+ * before the read that found no row: no other insert of the row can come between. ON CONFLICT
+ * would probe the primary key a second time per row (the read did) and insert speculatively.
+ */
 const insertNewMessagesStatement = sharedStatement(() =>
   insertMessages(sql`from jsonb_to_recordset(${jsonSlot('records')}) as ${MESSAGE_RECORD}`),
 );
@@ -149,7 +157,8 @@ const updateStoredMessagesStatement = sharedStatement(
         ${insertMessages(sql`from r where not exists (select from kept k where k.platform = r.platform
           and k.channel_id = r.channel_id and k.message_id = r.message_id)
           and not exists (select from edited e where e.platform = r.platform
-          and e.channel_id = r.channel_id and e.message_id = r.message_id)`)}`,
+          and e.channel_id = r.channel_id and e.message_id = r.message_id)`)}
+        ${UPDATE_ON_CONFLICT}`,
 );
 
 const upsertChannelsStatement = sharedStatement(
