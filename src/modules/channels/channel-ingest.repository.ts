@@ -161,6 +161,11 @@ const updateStoredMessagesStatement = sharedStatement(
         ${UPDATE_ON_CONFLICT}`,
 );
 
+const renameLaneStatement = sharedStatement(
+  () => sql`update channel_messages set lane_key = ${slot('to')}
+            where tenant_id = ${slot('tenantId')} and lane_key = ${slot('from')}`,
+);
+
 const upsertChannelsStatement = sharedStatement(
   () => sql`
         insert into channels (tenant_id, platform, channel_id, name, kind, first_ts, last_ts)
@@ -318,9 +323,7 @@ export function createChannelIngestRepository(db: Executor) {
 
     /** Renames a lane for every stored message in it (a late parent joined a longer reply chain). */
     async renameLane({ tenantId, from, to }: { tenantId: string; from: string; to: string }, tx: Executor) {
-      await tx.execute(
-        sql`update channel_messages set lane_key = ${to} where tenant_id = ${tenantId} and lane_key = ${from}`,
-      );
+      await renameLaneStatement(tx, { tenantId, from, to });
     },
 
     async upsertChannels(

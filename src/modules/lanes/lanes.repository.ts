@@ -4,6 +4,7 @@
 // compaction's commit compares and sets.
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
+import { sharedStatement, slot } from '../../db/prepared.js';
 import { laneStates } from '../../db/schema.js';
 import type { PendingSlot } from './core/pending-slot.js';
 import { scrubText } from '../../shared/scrub-texts.js';
@@ -55,6 +56,58 @@ export async function deleteLaneStatesOfSession(tx: Executor, tenantId: string, 
     .delete(laneStates)
     .where(and(eq(laneStates.tenantId, tenantId), eq(laneStates.sessionId, sessionId)));
 }
+
+/** markChangedMessages' statement, built once (it runs in every ingest transaction with an edit or delete). */
+const markChangedStatement = sharedStatement<{
+  session_id: string;
+  lane_key: string;
+  session_key: string;
+  deleted_in_summary: boolean;
+  texts: string[] | null;
+}>(
+  () => sql`with changed as (
+              select * from jsonb_to_recordset(${slot('changes')}::jsonb)
+                as c("platform" text, "channelId" text, "messageId" text, "needle" text, "deletedText" text)
+            ), hits as (
+              select e.session_id, e.lane_key, min(ss.session_key) as session_key,
+                bool_or(s.summary is not null and e.seq <= s.summarized_through_seq) as in_summary,
+                bool_or(c."deletedText" is not null and s.summary is not null
+                  and e.seq <= s.summarized_through_seq) as deleted_in_summary,
+                bool_or(c."deletedText" is not null) as deleted,
+                coalesce(jsonb_agg(distinct c."deletedText") filter (where c."deletedText" is not null),
+                  '[]'::jsonb) as texts
+              from changed c
+              join sessions ss on ss.tenant_id = ${slot('tenantId')} and ss.platform = c."platform"
+                and ss.channel_id = c."channelId"
+              join transcript_entries e on e.tenant_id = ss.tenant_id and e.session_id = ss.id
+                and e.kind in ('message', 'context_attachment')
+                and ((e.source->>'platform' = c."platform" and e.source->>'channel_id' = c."channelId"
+                      and e.source->>'message_id' = c."messageId")
+                  or (c."needle" is not null and strpos(e.content::text, c."needle") > 0))
+              left join lane_states s on s.tenant_id = e.tenant_id and s.session_id = e.session_id
+                and s.lane_key = e.lane_key
+              group by e.session_id, e.lane_key
+            )
+            insert into lane_states as l (tenant_id, session_id, lane_key, summary_stale, purge_texts,
+              scrub_texts, version, updated_at)
+            select ${slot('tenantId')}::text, h.session_id, h.lane_key, h.in_summary,
+              case when h.deleted then h.texts end, case when h.deleted then h.texts end,
+              1, ${slot('at')}::timestamptz
+            from hits h where h.in_summary or h.deleted
+            on conflict (tenant_id, session_id, lane_key) do update set
+              summary_stale = l.summary_stale or excluded.summary_stale,
+              purge_texts = case when excluded.purge_texts is null then l.purge_texts
+                else coalesce(l.purge_texts, '[]'::jsonb) || excluded.purge_texts end,
+              scrub_texts = case when excluded.scrub_texts is null then l.scrub_texts
+                else (select jsonb_agg(distinct t) from jsonb_array_elements(
+                  coalesce(l.scrub_texts, '[]'::jsonb) || excluded.scrub_texts) as x(t)) end,
+              version = l.version + 1,
+              updated_at = excluded.updated_at
+            returning l.session_id::text as session_id, l.lane_key,
+              (select h.session_key from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as session_key,
+              (select h.deleted_in_summary from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as deleted_in_summary,
+              (select h.texts from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as texts`,
+);
 
 export function createLanesRepository(db: Executor) {
   /**
@@ -297,57 +350,11 @@ export function createLanesRepository(db: Executor) {
       tx: Executor,
     ): Promise<{ sessionId: string; laneKey: string }[]> {
       if (params.changes.length === 0) return [];
-      const rows = await queryRows<{
-        session_id: string;
-        lane_key: string;
-        session_key: string;
-        deleted_in_summary: boolean;
-        texts: string[] | null;
-      }>(
-        tx,
-        sql`with changed as (
-              select * from jsonb_to_recordset(${JSON.stringify(params.changes)}::jsonb)
-                as c("platform" text, "channelId" text, "messageId" text, "needle" text, "deletedText" text)
-            ), hits as (
-              select e.session_id, e.lane_key, min(ss.session_key) as session_key,
-                bool_or(s.summary is not null and e.seq <= s.summarized_through_seq) as in_summary,
-                bool_or(c."deletedText" is not null and s.summary is not null
-                  and e.seq <= s.summarized_through_seq) as deleted_in_summary,
-                bool_or(c."deletedText" is not null) as deleted,
-                coalesce(jsonb_agg(distinct c."deletedText") filter (where c."deletedText" is not null),
-                  '[]'::jsonb) as texts
-              from changed c
-              join sessions ss on ss.tenant_id = ${params.tenantId} and ss.platform = c."platform"
-                and ss.channel_id = c."channelId"
-              join transcript_entries e on e.tenant_id = ss.tenant_id and e.session_id = ss.id
-                and e.kind in ('message', 'context_attachment')
-                and ((e.source->>'platform' = c."platform" and e.source->>'channel_id' = c."channelId"
-                      and e.source->>'message_id' = c."messageId")
-                  or (c."needle" is not null and strpos(e.content::text, c."needle") > 0))
-              left join lane_states s on s.tenant_id = e.tenant_id and s.session_id = e.session_id
-                and s.lane_key = e.lane_key
-              group by e.session_id, e.lane_key
-            )
-            insert into lane_states as l (tenant_id, session_id, lane_key, summary_stale, purge_texts,
-              scrub_texts, version, updated_at)
-            select ${params.tenantId}::text, h.session_id, h.lane_key, h.in_summary,
-              case when h.deleted then h.texts end, case when h.deleted then h.texts end,
-              1, ${params.at.toISOString()}::timestamptz
-            from hits h where h.in_summary or h.deleted
-            on conflict (tenant_id, session_id, lane_key) do update set
-              summary_stale = l.summary_stale or excluded.summary_stale,
-              purge_texts = case when excluded.purge_texts is null then l.purge_texts
-                else coalesce(l.purge_texts, '[]'::jsonb) || excluded.purge_texts end,
-              scrub_texts = case when excluded.scrub_texts is null then l.scrub_texts
-                else (select jsonb_agg(distinct t) from jsonb_array_elements(
-                  coalesce(l.scrub_texts, '[]'::jsonb) || excluded.scrub_texts) as x(t)) end,
-              version = l.version + 1,
-              updated_at = excluded.updated_at
-            returning l.session_id::text as session_id, l.lane_key,
-              (select h.session_key from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as session_key,
-              (select h.deleted_in_summary from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as deleted_in_summary,
-              (select h.texts from hits h where h.session_id = l.session_id and h.lane_key = l.lane_key) as texts`,
-      );
+      const rows = await markChangedStatement(tx, {
+        tenantId: params.tenantId,
+        changes: JSON.stringify(params.changes),
+        at: params.at.toISOString(),
+      });
       for (const row of rows.filter((r) => r.deleted_in_summary && (r.texts?.length ?? 0) > 0)) {
         await scrubLaneSummary(
           {

@@ -2,6 +2,7 @@
 // chunker needs (entries joined with the channel message they are, so edits and deletes show).
 import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
+import { sharedStatement, slot } from '../../db/prepared.js';
 import { transcriptChunks } from '../../db/schema.js';
 import type { TranscriptChunk } from './core/chunks.js';
 
@@ -37,6 +38,22 @@ type ChunkSpan = {
   first_seq: number;
   last_seq: number;
 };
+
+/** spansForMessages' statement, built once (it runs in every ingest transaction with an edit or delete). */
+const spansStatement = sharedStatement<ChunkSpan>(
+  () => sql`select distinct c.session_id::text as session_id, c.session_key, c.lane_key, c.first_seq, c.last_seq
+          from jsonb_to_recordset(${slot('messages')}::jsonb)
+            as m("platform" text, "channelId" text, "messageId" text, "needle" text)
+          join transcript_entries e on e.tenant_id = ${slot('tenantId')}
+            and ((e.source->>'platform' = m."platform" and e.source->>'channel_id' = m."channelId"
+                and e.source->>'message_id' = m."messageId")
+              or (m."needle" is not null and e.kind = 'message' and strpos(e.content::text, m."needle") > 0
+                and e.session_id in (select ss.id from sessions ss where ss.tenant_id = ${slot('tenantId')}
+                  and ss.platform = m."platform" and ss.channel_id = m."channelId")))
+          join transcript_chunks c on c.tenant_id = e.tenant_id and c.session_id = e.session_id
+            and c.lane_key = e.lane_key and e.seq between c.first_seq and c.last_seq
+          order by 1, 3, 4`,
+);
 
 export function createChunksRepository(db: Executor) {
   return {
@@ -175,21 +192,7 @@ export function createChunksRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<ChunkSpan[]> {
       if (params.messages.length === 0) return [];
-      return queryRows<ChunkSpan>(
-        tx,
-        sql`select distinct c.session_id::text as session_id, c.session_key, c.lane_key, c.first_seq, c.last_seq
-          from jsonb_to_recordset(${JSON.stringify(params.messages)}::jsonb)
-            as m("platform" text, "channelId" text, "messageId" text, "needle" text)
-          join transcript_entries e on e.tenant_id = ${params.tenantId}
-            and ((e.source->>'platform' = m."platform" and e.source->>'channel_id' = m."channelId"
-                and e.source->>'message_id' = m."messageId")
-              or (m."needle" is not null and e.kind = 'message' and strpos(e.content::text, m."needle") > 0
-                and e.session_id in (select ss.id from sessions ss where ss.tenant_id = ${params.tenantId}
-                  and ss.platform = m."platform" and ss.channel_id = m."channelId")))
-          join transcript_chunks c on c.tenant_id = e.tenant_id and c.session_id = e.session_id
-            and c.lane_key = e.lane_key and e.seq between c.first_seq and c.last_seq
-          order by 1, 3, 4`,
-      );
+      return spansStatement(tx, { tenantId: params.tenantId, messages: JSON.stringify(params.messages) });
     },
 
     async deleteSession({ tenantId, sessionId }: { tenantId: string; sessionId: string }, tx: Executor = db) {
