@@ -1254,24 +1254,17 @@ select
     select
       coalesce(
         json_agg(
-          z.lexeme
+          u.lexeme
           order by
-            z.pos,
-            z.lexeme
+            u.positions[1],
+            u.lexeme
         ),
         '[]'::json
       )
     from
-      (
-        select
-          lexeme,
-          min(p) as pos
-        from
-          unnest(to_tsvector('english', $2::text)) as u (lexeme, positions, weights),
-          unnest(positions) as p
-        group by
-          lexeme
-      ) z
+      unnest(to_tsvector('english', $2::text)) as u (lexeme, positions, weights)
+    where
+      cardinality(u.positions) > 0
   ),
   null,
   (
@@ -1550,24 +1543,17 @@ select
     select
       coalesce(
         json_agg(
-          z.lexeme
+          u.lexeme
           order by
-            z.pos,
-            z.lexeme
+            u.positions[1],
+            u.lexeme
         ),
         '[]'::json
       )
     from
-      (
-        select
-          lexeme,
-          min(p) as pos
-        from
-          unnest(to_tsvector('english', $10::text)) as u (lexeme, positions, weights),
-          unnest(positions) as p
-        group by
-          lexeme
-      ) z
+      unnest(to_tsvector('english', $10::text)) as u (lexeme, positions, weights)
+    where
+      cardinality(u.positions) > 0
   ),
   null,
   (
@@ -2254,24 +2240,17 @@ select
     select
       coalesce(
         json_agg(
-          z.lexeme
+          u.lexeme
           order by
-            z.pos,
-            z.lexeme
+            u.positions[1],
+            u.lexeme
         ),
         '[]'::json
       )
     from
-      (
-        select
-          lexeme,
-          min(p) as pos
-        from
-          unnest(to_tsvector('english', $14::text)) as u (lexeme, positions, weights),
-          unnest(positions) as p
-        group by
-          lexeme
-      ) z
+      unnest(to_tsvector('english', $14::text)) as u (lexeme, positions, weights)
+    where
+      cardinality(u.positions) > 0
   ),
   null,
   (
@@ -3695,24 +3674,17 @@ select
     select
       coalesce(
         json_agg(
-          z.lexeme
+          u.lexeme
           order by
-            z.pos,
-            z.lexeme
+            u.positions[1],
+            u.lexeme
         ),
         '[]'::json
       )
     from
-      (
-        select
-          lexeme,
-          min(p) as pos
-        from
-          unnest(to_tsvector('english', $2::text)) as u (lexeme, positions, weights),
-          unnest(positions) as p
-        group by
-          lexeme
-      ) z
+      unnest(to_tsvector('english', $2::text)) as u (lexeme, positions, weights)
+    where
+      cardinality(u.positions) > 0
   ),
   coalesce(
     (
@@ -4008,24 +3980,17 @@ select
     select
       coalesce(
         json_agg(
-          z.lexeme
+          u.lexeme
           order by
-            z.pos,
-            z.lexeme
+            u.positions[1],
+            u.lexeme
         ),
         '[]'::json
       )
     from
-      (
-        select
-          lexeme,
-          min(p) as pos
-        from
-          unnest(to_tsvector('english', $10::text)) as u (lexeme, positions, weights),
-          unnest(positions) as p
-        group by
-          lexeme
-      ) z
+      unnest(to_tsvector('english', $10::text)) as u (lexeme, positions, weights)
+    where
+      cardinality(u.positions) > 0
   ),
   coalesce(
     (
@@ -4729,24 +4694,17 @@ select
     select
       coalesce(
         json_agg(
-          z.lexeme
+          u.lexeme
           order by
-            z.pos,
-            z.lexeme
+            u.positions[1],
+            u.lexeme
         ),
         '[]'::json
       )
     from
-      (
-        select
-          lexeme,
-          min(p) as pos
-        from
-          unnest(to_tsvector('english', $14::text)) as u (lexeme, positions, weights),
-          unnest(positions) as p
-        group by
-          lexeme
-      ) z
+      unnest(to_tsvector('english', $14::text)) as u (lexeme, positions, weights)
+    where
+      cardinality(u.positions) > 0
   ),
   coalesce(
     (

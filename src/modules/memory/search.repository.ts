@@ -105,11 +105,13 @@ const toCandidate =
 /**
  * The english-config lexemes of a text (stop words dropped, stems), in order of first use, as a
  * json array: a scalar expression, so another statement can carry it (ContextRepository.loadTurn).
+ * A tsvector holds each lexeme once with its positions sorted, so the first use is positions[1]:
+ * no unnest of the positions and no grouping back (~4% of the load statement).
  */
 export const lexemesSql = (text: string | SQL) =>
-  sql`(select coalesce(json_agg(z.lexeme order by z.pos, z.lexeme), '[]'::json) from (
-    select lexeme, min(p) as pos from unnest(to_tsvector('english', ${text}::text)) as u(lexeme, positions, weights),
-      unnest(positions) as p group by lexeme) z)`;
+  sql`(select coalesce(json_agg(u.lexeme order by u.positions[1], u.lexeme), '[]'::json)
+    from unnest(to_tsvector('english', ${text}::text)) as u(lexeme, positions, weights)
+    where cardinality(u.positions) > 0)`;
 
 /** lexemesSql's value as read back (json text or parsed, by driver). */
 export const lexemesOfRow = (value: unknown): string[] =>
