@@ -63,8 +63,10 @@ const replyChainsStatement = sharedStatement<{
                 from chain join channel_messages m
                   on m.tenant_id = ${slot('tenantId')} and m.platform = chain.platform
                  and m.channel_id = chain.channel_id and m.message_id = chain.reply_to_id
-               -- a message already in a reply lane names its root: no need to climb further
-               where chain.depth < ${slot('maxHops')} and chain.lane_key not like 'reply:%')
+               -- a message already in a reply lane names its root: no need to climb further; a
+               -- message replying to itself would be read again on every hop (replyChainRoot stops there)
+               where chain.depth < ${slot('maxHops')} and chain.lane_key not like 'reply:%'
+                 and chain.reply_to_id <> chain.message_id)
             select distinct platform, channel_id, message_id, reply_to_id, lane_key from chain`,
 );
 
