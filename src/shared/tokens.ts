@@ -4,6 +4,7 @@
 // limit is enforced.
 import { countTokens, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { countAsciiPiece } from './o200k-ascii-bpe.js';
 import { asciiPieceEnd } from './o200k-pieces.js';
 
 /**
@@ -105,10 +106,10 @@ const PIECES = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
 const PIECE_COUNTS = new Map<string, number>();
 const PIECE_COUNTS_MAX = 20_000;
 
-function pieceCount(piece: string): number {
+function pieceCount(piece: string, ascii: boolean): number {
   const known = PIECE_COUNTS.get(piece);
   if (known !== undefined) return known;
-  const count = countTokens(piece);
+  const count = (ascii ? countAsciiPiece(piece) : null) ?? countTokens(piece);
   if (piece.length <= RUN_PIECE) {
     if (PIECE_COUNTS.size >= PIECE_COUNTS_MAX) PIECE_COUNTS.clear();
     PIECE_COUNTS.set(piece, count);
@@ -123,14 +124,14 @@ function countPieces(value: string, ascii: boolean): number {
     for (let start = 0; start < value.length;) {
       const end = asciiPieceEnd(value, start);
       // One ASCII character is one token (o200k has one for every byte): no slice, no lookup.
-      total += end === start + 1 ? 1 : pieceCount(value.slice(start, end));
+      total += end === start + 1 ? 1 : pieceCount(value.slice(start, end), true);
       start = end;
     }
     return total;
   }
   PIECES.lastIndex = 0;
   for (let match = PIECES.exec(value); match !== null; match = PIECES.exec(value)) {
-    total += pieceCount(match[0]);
+    total += pieceCount(match[0], false);
   }
   return total;
 }

@@ -4,6 +4,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
 import { charProfile, classTokenCount, createClassTokenEstimator } from '../../src/shared/token-classes.js';
+import { asciiBpeAvailable, countAsciiPiece } from '../../src/shared/o200k-ascii-bpe.js';
 import { asciiPieceEnd } from '../../src/shared/o200k-pieces.js';
 import { bpeCount, createTokenEstimator } from '../../src/shared/tokens.js';
 
@@ -82,6 +83,28 @@ describe('bpeCount', () => {
       expect(walked).toEqual([...text.matchAll(O200K_TOKEN_SPLIT_REGEX)].map((m) => m[0]));
       expect(bpeCount(text)).toBe(countTokens(text));
     }
+  });
+
+  it('merges an ASCII piece the vocabulary lacks as the tokenizer merges its bytes', () => {
+    expect(asciiBpeAvailable).toBe(true);
+    // 5,000 random texts of printable ASCII, words of up to 40 characters that are mostly not tokens.
+    const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('');
+    const pool = `${printable}${'etaoinshrdlu'.repeat(6)}${'ETAOIN'.repeat(2)}`;
+    let seed = 11;
+    const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    let pieces = 0;
+    for (let i = 0; i < 5_000; i += 1) {
+      const text = Array.from(
+        { length: 2 + Math.floor(random() * 40) },
+        () => pool[Math.floor(random() * pool.length)],
+      ).join('');
+      for (let start = 0; start < text.length; start = asciiPieceEnd(text, start)) {
+        const piece = text.slice(start, asciiPieceEnd(text, start));
+        expect(countAsciiPiece(piece)).toBe(countTokens(piece));
+        pieces += 1;
+      }
+    }
+    expect(pieces).toBeGreaterThan(20_000);
   });
 
   it('never splits a surrogate pair between pieces', () => {
