@@ -293,7 +293,12 @@ export function findPatternSecrets(text: string, options: { gated?: boolean } = 
   const lower = gated ? text.toLowerCase() : '';
   for (const { kind, pattern, accept, gate } of secretPatterns) {
     if (gated && !gate(text, lower)) continue;
-    for (const match of text.matchAll(pattern)) {
+    // exec from the start, not matchAll: matchAll copies the regex (a compile-cache lookup and an
+    // allocation per pattern and text). A failed exec leaves lastIndex at 0 again.
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      // No pattern matches empty (nor has the u flag); were one to, step past it as matchAll does.
+      if (match[0] === '') pattern.lastIndex += 1;
       const [start, end] = match.indices?.groups?.secret ?? match.indices![0]!;
       if (accept && !accept(text.slice(start, end))) continue;
       spans.push({ start, end, kind });
