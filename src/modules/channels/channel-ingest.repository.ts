@@ -26,7 +26,7 @@ const lockStatement = sharedStatement(
   () => sql`insert into channels as ch (tenant_id, platform, channel_id)
               select distinct ${slot('tenantId')}, r.p, r.c from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text)
               order by 2, 3
-            on conflict (tenant_id, platform, channel_id) do update set name = ch.name`,
+            on conflict (tenant_id, platform, channel_id) do update set name = ch.name where false`,
 );
 
 const loadMessagesStatement = sharedStatement<MessageRow & { search_text: string | null }>(
@@ -249,7 +249,8 @@ export function createChannelIngestRepository(db: Executor) {
      * channels in one statement, in a fixed order, so two batches cannot deadlock. A row lock, not
      * an advisory lock: it lives with the row, on whichever node holds the tenant's shard. ON
      * CONFLICT DO UPDATE locks a row another transaction committed after this statement began, which
-     * a SELECT … FOR UPDATE would not see; the update changes nothing.
+     * a SELECT … FOR UPDATE would not see; its WHERE false keeps the lock and writes no new version
+     * of the row (PostgreSQL locks every conflicting row before it evaluates the condition).
      */
     async lockChannels({ tenantId, channels }: { tenantId: string; channels: ChannelRef[] }, tx: Executor) {
       const records = channels.map((c) => ({ p: c.platform, c: c.channelId }));
