@@ -31,51 +31,90 @@ const CLASS = new Uint8Array(128).map((_, c) =>
             : OTHER,
 );
 
-const classAt = (text: string, i: number) => CLASS[text.charCodeAt(i)]!;
 const isLetter = (k: number) => k === UPPER || k === LOWER;
 
+/**
+ * Set by pieceEndWithin when its answer could depend on the text at or after its `limit` (a read
+ * would have gone there): the caller finds that piece another way.
+ */
+let reachedLimit = false;
+
+/** Class of the character at `i`, or -1 (and reachedLimit) at or past the limit `n`. */
+function classBefore(text: string, i: number, n: number): number {
+  if (i < n) return CLASS[text.charCodeAt(i)]!;
+  reachedLimit = true;
+  return -1;
+}
+
 /** End of a contraction ('s 'd 'm 't 'll 've 're, any case) at `i`, or `i` when none starts there. */
-function contractionEnd(text: string, i: number): number {
-  if (text.charCodeAt(i) !== 0x27 || i + 1 >= text.length) return i;
+function contractionEnd(text: string, i: number, n: number): number {
+  if (i >= n) {
+    reachedLimit = true;
+    return i;
+  }
+  if (text.charCodeAt(i) !== 0x27) return i;
+  if (i + 1 >= n) {
+    reachedLimit = true;
+    return i;
+  }
   const a = text.charCodeAt(i + 1) | 0x20;
   if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return i + 2;
-  const b = i + 2 < text.length ? text.charCodeAt(i + 2) | 0x20 : 0;
+  if (i + 2 >= n) reachedLimit = true;
+  const b = i + 2 < n ? text.charCodeAt(i + 2) | 0x20 : 0;
   return (a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) || (a === 0x72 && b === 0x65) ? i + 3 : i;
 }
 
 /** End of the piece of ASCII `text` that starts at `start` (< text.length). */
-export function asciiPieceEnd(text: string, start: number): number {
-  const n = text.length;
-  const first = classAt(text, start);
-  const next = start + 1 < n ? classAt(text, start + 1) : -1;
+export const asciiPieceEnd = (text: string, start: number): number =>
+  pieceEndWithin(text, start, text.length);
+
+/**
+ * End of the piece that starts at `start` when the characters of [start, n) are ASCII, reading no
+ * character at or after `n`; when it would have to, -1 (the piece may run on, or end otherwise,
+ * past `n`). At n = text.length that never happens: the text's end is the piece's.
+ */
+export function pieceEndWithin(text: string, start: number, n: number): number {
+  reachedLimit = false;
+  const end = walkPiece(text, start, n);
+  return reachedLimit && n < text.length ? -1 : end;
+}
+
+/** The walk itself (pieceEndWithin); reaching `n` sets reachedLimit. */
+function walkPiece(text: string, start: number, n: number): number {
+  const first = CLASS[text.charCodeAt(start)]!;
+  const next = classBefore(text, start + 1, n);
   let i = start;
   // 1–2: upper-case letters then lower-case ones (one of the two runs may be empty), after at most
   // one character that is not a letter, a digit or a newline.
   if (isLetter(first) || ((first === SPACE || first === OTHER) && isLetter(next))) {
     if (!isLetter(first)) i += 1;
-    while (i < n && classAt(text, i) === UPPER) i += 1;
-    while (i < n && classAt(text, i) === LOWER) i += 1;
-    return contractionEnd(text, i);
+    while (classBefore(text, i, n) === UPPER) i += 1;
+    while (classBefore(text, i, n) === LOWER) i += 1;
+    return contractionEnd(text, i, n);
   }
   // 3: up to three digits.
   if (first === DIGIT) {
     i += 1;
-    while (i < n && i < start + 3 && classAt(text, i) === DIGIT) i += 1;
+    while (i < start + 3 && classBefore(text, i, n) === DIGIT) i += 1;
     return i;
   }
   // 4: punctuation, after at most one space, with the newlines and slashes that follow it.
   if (first === OTHER || (text.charCodeAt(start) === 0x20 && next === OTHER)) {
     i += 1;
-    while (i < n && classAt(text, i) === OTHER) i += 1;
-    for (let c = text.charCodeAt(i); c === 0x0a || c === 0x0d || c === 0x2f; c = text.charCodeAt(i)) i += 1;
+    while (classBefore(text, i, n) === OTHER) i += 1;
+    for (; i < n; i += 1) {
+      const c = text.charCodeAt(i);
+      if (c !== 0x0a && c !== 0x0d && c !== 0x2f) return i;
+    }
+    reachedLimit = true;
     return i;
   }
   // 5–7, a run of white space: through its last newline; else all of it at the end of the text, or
   // all but its last character before something else (that one starts the next piece), or the one
   // character it is.
   let lastNewline = -1;
-  for (; i < n; i += 1) {
-    const k = classAt(text, i);
+  for (; ; i += 1) {
+    const k = classBefore(text, i, n);
     if (k === NEWLINE) lastNewline = i;
     else if (k !== SPACE) break;
   }

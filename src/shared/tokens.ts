@@ -5,7 +5,7 @@
 import { countTokens, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { countAsciiPiece } from './o200k-ascii-bpe.js';
-import { asciiPieceEnd } from './o200k-pieces.js';
+import { asciiPieceEnd, pieceEndWithin } from './o200k-pieces.js';
 
 /**
  * gpt-tokenizer memoizes the merges of words outside its vocabulary (ids, hashes, rare words), by
@@ -92,8 +92,12 @@ function textShape(value: string): number {
   return shape;
 }
 
-/** o200k's pre-tokenizer, gpt-tokenizer's own (a copy: its lastIndex is ours), for non-ASCII text. */
-const PIECES = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
+/**
+ * o200k's pre-tokenizer, gpt-tokenizer's own, sticky (a copy: its lastIndex is ours): the piece at
+ * an index, next to characters outside ASCII. Every character starts some alternative, so the
+ * pieces the global regex finds are contiguous and each starts where the one before ended.
+ */
+const PIECE_AT = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'uy');
 
 /**
  * BPE counts of pieces (pre-tokens), each the tokenizer's count of the piece alone: a text's count
@@ -129,11 +133,29 @@ function countPieces(value: string, ascii: boolean): number {
     }
     return total;
   }
-  PIECES.lastIndex = 0;
-  for (let match = PIECES.exec(value); match !== null; match = PIECES.exec(value)) {
-    total += pieceCount(match[0], false);
+  // Text outside ASCII: the walk still finds every piece whose reads stay short of the next
+  // character outside ASCII (most of a mostly-ASCII text, such as chat with an ellipsis); the
+  // regex, from the same boundary, finds the others.
+  let nextOther = nonAsciiFrom(value, 0);
+  for (let start = 0; start < value.length;) {
+    if (start > nextOther) nextOther = nonAsciiFrom(value, start);
+    const walked = start < nextOther ? pieceEndWithin(value, start, nextOther) : -1;
+    let end = walked;
+    if (end < 0) {
+      PIECE_AT.lastIndex = start;
+      end = start + PIECE_AT.exec(value)![0].length;
+    }
+    // A walked piece is ASCII (a regex piece may be too, but is not known to be).
+    total += end === start + 1 && nextOther > start ? 1 : pieceCount(value.slice(start, end), walked >= 0);
+    start = end;
   }
   return total;
+}
+
+/** Index of the first character outside ASCII at or after `from`, or the text's length. */
+function nonAsciiFrom(value: string, from: number): number {
+  for (let i = from; i < value.length; i += 1) if (value.charCodeAt(i) >= 0x80) return i;
+  return value.length;
 }
 
 /**

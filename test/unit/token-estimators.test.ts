@@ -5,7 +5,7 @@ import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
 import { describe, expect, it } from 'vitest';
 import { charProfile, classTokenCount, createClassTokenEstimator } from '../../src/shared/token-classes.js';
 import { asciiBpeAvailable, countAsciiPiece } from '../../src/shared/o200k-ascii-bpe.js';
-import { asciiPieceEnd } from '../../src/shared/o200k-pieces.js';
+import { asciiPieceEnd, pieceEndWithin } from '../../src/shared/o200k-pieces.js';
 import { bpeCount, createTokenEstimator } from '../../src/shared/tokens.js';
 
 const prose =
@@ -105,6 +105,59 @@ describe('bpeCount', () => {
       }
     }
     expect(pieces).toBeGreaterThan(20_000);
+  });
+
+  it('walks the ASCII stretches of a mixed text only as far as the regex would agree', () => {
+    // 20,000 random strings mixing ASCII with characters outside it that each regex class holds
+    // (letters, a mark, digits, white space, punctuation, a surrogate pair), with pieces to match.
+    const kinds = [
+      'A',
+      'b',
+      '7',
+      '\n',
+      ' ',
+      '/',
+      '.',
+      "'",
+      's',
+      'l',
+      'é',
+      'Ж',
+      '\u0301',
+      '٣',
+      '\u00a0',
+      '\u2028',
+      '…',
+      '’',
+      '日',
+      '𝒜',
+    ];
+    let seed = 11;
+    const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    const texts = ['How do I get vpnc… to let me access the internet?\n[12:01] <nick> it’s fine'];
+    for (let i = 0; i < 20_000; i += 1) {
+      texts.push(
+        Array.from(
+          { length: 1 + Math.floor(random() * 16) },
+          () => kinds[Math.floor(random() * kinds.length)],
+        ).join(''),
+      );
+    }
+    for (const text of texts) {
+      const regex = [...text.matchAll(O200K_TOKEN_SPLIT_REGEX)].map((m) => m[0]);
+      const walked: string[] = [];
+      for (let start = 0; start < text.length;) {
+        let other = start;
+        while (other < text.length && text.charCodeAt(other) < 0x80) other += 1;
+        const end = other > start ? pieceEndWithin(text, start, other) : -1;
+        // Where the walk declines, take the regex's piece (as countPieces does).
+        const piece = end < 0 ? regex[walked.length]! : text.slice(start, end);
+        walked.push(piece);
+        start += piece.length;
+      }
+      expect(walked).toEqual(regex);
+      expect(bpeCount(text)).toBe(countTokens(text));
+    }
   });
 
   it('never splits a surrogate pair between pieces', () => {
