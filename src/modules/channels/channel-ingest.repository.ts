@@ -168,6 +168,7 @@ const renameLaneStatement = sharedStatement(
             where tenant_id = ${slot('tenantId')} and lane_key = ${slot('from')}`,
 );
 
+/** A channel's name, kind and time span; a row the batch leaves as it is gets no new version. */
 const upsertChannelsStatement = sharedStatement(
   () => sql`
         insert into channels (tenant_id, platform, channel_id, name, kind, first_ts, last_ts)
@@ -178,7 +179,10 @@ const upsertChannelsStatement = sharedStatement(
           first_ts float8, last_ts float8)
         on conflict (tenant_id, platform, channel_id) do update set
           name = coalesce(excluded.name, channels.name), kind = coalesce(excluded.kind, channels.kind),
-          first_ts = least(channels.first_ts, excluded.first_ts), last_ts = greatest(channels.last_ts, excluded.last_ts)`,
+          first_ts = least(channels.first_ts, excluded.first_ts), last_ts = greatest(channels.last_ts, excluded.last_ts)
+        where (channels.name, channels.kind, channels.first_ts, channels.last_ts) is distinct from
+          (coalesce(excluded.name, channels.name), coalesce(excluded.kind, channels.kind),
+           least(channels.first_ts, excluded.first_ts), greatest(channels.last_ts, excluded.last_ts))`,
 );
 
 const recordEventIdsStatement = sharedStatement<{ event_id: string }>(
