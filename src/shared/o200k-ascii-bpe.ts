@@ -23,6 +23,16 @@ const rankOf = (piece: string, start: number, end: number) =>
   ranks!.get(piece.slice(start, end)) ?? Number.POSITIVE_INFINITY;
 
 /**
+ * Ranks of the 128 × 128 two-character ASCII strings (Infinity: not a token), read once: the
+ * first round of a merge looks up every adjacent pair, a third or more of a word's lookups.
+ */
+const PAIR_RANKS = new Float64Array(128 * 128).map((_, i) =>
+  ranks ? (ranks.get(String.fromCharCode(i >> 7, i & 127)) ?? Number.POSITIVE_INFINITY) : 0,
+);
+const pairRankAt = (piece: string, i: number) =>
+  PAIR_RANKS[(piece.charCodeAt(i) << 7) | piece.charCodeAt(i + 1)]!;
+
+/**
  * Tokens of one ASCII pre-token (a piece o200k's pre-tokenizer keeps whole), as the tokenizer's
  * merge finds them: repeatedly join the adjacent pair of lowest rank (the leftmost among equals)
  * until no pair is a token. Null when no rank table was found.
@@ -35,7 +45,7 @@ export function countAsciiPiece(piece: string): number | null {
   const pairRanks: number[] = [];
   for (let i = 0; i <= piece.length; i += 1) {
     starts.push(i);
-    pairRanks.push(i + 2 <= piece.length ? rankOf(piece, i, i + 2) : Number.POSITIVE_INFINITY);
+    pairRanks.push(i + 2 <= piece.length ? pairRankAt(piece, i) : Number.POSITIVE_INFINITY);
   }
   while (starts.length > 2) {
     let lowest = Number.POSITIVE_INFINITY;
