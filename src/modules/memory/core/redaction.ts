@@ -58,7 +58,11 @@ function outsideMarkers(text: string, spans: SecretSpan[]): SecretSpan[] {
 
 /** Replaces secrets in `text` with `[REDACTED:kind]` markers. Pure, synchronous and deterministic. */
 export function redactSecrets(text: string): RedactionResult {
-  const spans = mergeSpans(outsideMarkers(text, [...findPresetSecrets(text), ...findPatternSecrets(text)]));
+  const lower = text.toLowerCase();
+  const found = findPresetSecrets(text, { lower }).concat(findPatternSecrets(text, { lower }));
+  // Nearly every chat line: nothing found, nothing to merge or splice.
+  if (found.length === 0) return { text, counts: {} };
+  const spans = mergeSpans(outsideMarkers(text, found));
   const counts: Partial<Record<RedactionKind, number>> = {};
   let out = '';
   let cursor = 0;

@@ -286,11 +286,17 @@ const secretPatterns: readonly SecretPattern[] = [
   },
 ];
 
-/** Every match of our own rules, as spans of `text` (`gated: false`: every pattern run, for tests). */
-export function findPatternSecrets(text: string, options: { gated?: boolean } = {}): SecretSpan[] {
+/**
+ * Every match of our own rules, as spans of `text` (`gated: false`: every pattern run, for tests;
+ * `lower`: the text's lower case, when the caller has it).
+ */
+export function findPatternSecrets(
+  text: string,
+  options: { gated?: boolean; lower?: string } = {},
+): SecretSpan[] {
   const spans: SecretSpan[] = [];
   const gated = options.gated !== false;
-  const lower = gated ? text.toLowerCase() : '';
+  const lower = gated ? (options.lower ?? text.toLowerCase()) : '';
   for (const { kind, pattern, accept, gate } of secretPatterns) {
     if (gated && !gate(text, lower)) continue;
     // exec from the start, not matchAll: matchAll copies the regex (a compile-cache lookup and an

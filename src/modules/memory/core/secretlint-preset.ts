@@ -138,11 +138,14 @@ const scanners = rules
 
 /**
  * Every secret the preset's scanners report in `text`, as spans (`gated: false`: every scanner run,
- * for tests).
+ * for tests; `lower`: the text's lower case, when the caller has it).
  */
-export function findPresetSecrets(text: string, options: { gated?: boolean } = {}): SecretSpan[] {
+export function findPresetSecrets(
+  text: string,
+  options: { gated?: boolean; lower?: string } = {},
+): SecretSpan[] {
   const gated = options.gated !== false;
-  const lower = gated ? text.toLowerCase() : '';
+  const lower = gated ? (options.lower ?? text.toLowerCase()) : '';
   // The scanners read only these fields (file-type checks see a text without a path or extension).
   const source = {
     content: text,
