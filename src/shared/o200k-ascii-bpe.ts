@@ -29,8 +29,12 @@ const rankOf = (piece: string, start: number, end: number) =>
 const PAIR_RANKS = new Float64Array(128 * 128).map((_, i) =>
   ranks ? (ranks.get(String.fromCharCode(i >> 7, i & 127)) ?? Number.POSITIVE_INFINITY) : 0,
 );
-const pairRankAt = (piece: string, i: number) =>
-  PAIR_RANKS[(piece.charCodeAt(i) << 7) | piece.charCodeAt(i + 1)]!;
+/** A pair outside ASCII (not this module's input) is looked up as a string: never a wrong table cell. */
+function pairRankAt(piece: string, i: number): number {
+  const a = piece.charCodeAt(i);
+  const b = piece.charCodeAt(i + 1);
+  return (a | b) < 128 ? PAIR_RANKS[(a << 7) | b]! : rankOf(piece, i, i + 2);
+}
 
 /**
  * Tokens of one ASCII pre-token (a piece o200k's pre-tokenizer keeps whole), as the tokenizer's
