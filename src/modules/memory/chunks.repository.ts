@@ -39,18 +39,31 @@ type ChunkSpan = {
   last_seq: number;
 };
 
-/** spansForMessages' statement, built once (it runs in every ingest transaction with an edit or delete). */
+/**
+ * spansForMessages' statement, built once (it runs in every ingest transaction with an edit or
+ * delete). The turns that are or quote the messages first, then their chunks: joined the other
+ * way round (every turn of the tenant against its lane's chunks, the OR of the two matches
+ * evaluated last) it cost ~170 ms a batch in a tenant holding 1,600 turns.
+ */
 const spansStatement = sharedStatement<ChunkSpan>(
-  () => sql`select distinct c.session_id::text as session_id, c.session_key, c.lane_key, c.first_seq, c.last_seq
-          from jsonb_to_recordset(${slot('messages')}::jsonb)
-            as m("platform" text, "channelId" text, "messageId" text, "needle" text)
-          join transcript_entries e on e.tenant_id = ${slot('tenantId')}
-            and ((e.source->>'platform' = m."platform" and e.source->>'channel_id' = m."channelId"
-                and e.source->>'message_id' = m."messageId")
-              or (m."needle" is not null and e.kind = 'message' and strpos(e.content::text, m."needle") > 0
-                and e.session_id in (select ss.id from sessions ss where ss.tenant_id = ${slot('tenantId')}
-                  and ss.platform = m."platform" and ss.channel_id = m."channelId")))
-          join transcript_chunks c on c.tenant_id = e.tenant_id and c.session_id = e.session_id
+  () => sql`with m as materialized (
+            select * from jsonb_to_recordset(${slot('messages')}::jsonb)
+              as m("platform" text, "channelId" text, "messageId" text, "needle" text)
+          ), hits as (
+            select e.session_id, e.lane_key, e.seq from m
+            join transcript_entries e on e.tenant_id = ${slot('tenantId')} and e.source->>'platform' = m."platform"
+              and e.source->>'channel_id' = m."channelId" and e.source->>'message_id' = m."messageId"
+            union
+            select e.session_id, e.lane_key, e.seq from m
+            join sessions ss on ss.tenant_id = ${slot('tenantId')} and ss.platform = m."platform"
+              and ss.channel_id = m."channelId"
+            join transcript_entries e on e.tenant_id = ss.tenant_id and e.session_id = ss.id and e.kind = 'message'
+              and strpos(e.content::text, m."needle") > 0
+            where m."needle" is not null
+          )
+          select distinct c.session_id::text as session_id, c.session_key, c.lane_key, c.first_seq, c.last_seq
+          from hits e
+          join transcript_chunks c on c.tenant_id = ${slot('tenantId')} and c.session_id = e.session_id
             and c.lane_key = e.lane_key and e.seq between c.first_seq and c.last_seq
           order by 1, 3, 4`,
 );
