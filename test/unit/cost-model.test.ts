@@ -9,6 +9,7 @@ import {
 } from '../../src/modules/context/core/cost-model.js';
 import { promptBlocks } from '../../src/modules/context/core/prompt-blocks.js';
 import { createTokenEstimator, MESSAGE_OVERHEAD_TOKENS } from '../../src/shared/tokens.js';
+import { deepFreeze } from '../../src/shared/deep-freeze.js';
 
 const MODEL = 'claude-sonnet-4-5';
 const MINUTE = 60_000;
@@ -281,6 +282,32 @@ describe('prompt blocks', () => {
       expect(promptBlocks({ messages: [{ role: 'user', content }] }, estimator).map((b) => b.prefix)).toEqual(
         expected,
       );
+  });
+
+  it('blocks that can never change (deep-frozen tools) get the same prefixes and tokens, every call', () => {
+    const tool = () => ({
+      name: 'search',
+      description: `find ${Math.random()}`,
+      input_schema: { type: 'object', properties: { q: { type: 'string' } } },
+    });
+    const thawed = tool();
+    const frozen = deepFreeze(structuredClone(thawed));
+    const marked = { ...frozen, cache_control: { type: 'ephemeral' } };
+    const of = (tools: unknown[]) =>
+      promptBlocks({ tools, messages: [{ role: 'user', content: 'hi' }] }, estimator);
+    const expected = of([thawed, thawed]);
+    for (let call = 0; call < 3; call += 1) {
+      expect(of([frozen, frozen])).toEqual(expected);
+      expect(of([frozen, marked]).map((b) => [b.prefix, b.tokens])).toEqual(
+        expected.map((b) => [b.prefix, b.tokens]),
+      );
+    }
+    // A frozen block holding something that is not frozen is read afresh each time.
+    const inner = { type: 'object', note: 'a' };
+    const shallow = Object.freeze({ name: 'search', description: 'find', input_schema: inner });
+    const first = of([shallow]);
+    inner.note = 'b';
+    expect(of([shallow])[0]!.prefix).not.toBe(first[0]!.prefix);
   });
 
   it('bills a payload end to end: the second turn reads the first one’s prefix', () => {

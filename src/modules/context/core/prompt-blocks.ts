@@ -96,6 +96,64 @@ function textPrefixHash(previous: string, section: string, text: string): string
   return hash;
 }
 
+/**
+ * Objects that can never change: frozen, with own data properties only (no getters), a plain object
+ * or array, and everything inside them the same (the built-in tools, held lane entries). Checked
+ * once per object.
+ */
+const UNCHANGING = new WeakSet<object>();
+
+function unchanging(value: object): boolean {
+  if (UNCHANGING.has(value)) return true;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Object.isFrozen(value) || (proto !== Object.prototype && proto !== Array.prototype)) return false;
+  for (const key of Object.keys(value)) {
+    const property = Object.getOwnPropertyDescriptor(value, key);
+    if (!property || !('value' in property)) return false;
+    const inner = property.value as unknown;
+    if (inner !== null && typeof inner === 'object' && !unchanging(inner)) return false;
+  }
+  UNCHANGING.add(value);
+  return true;
+}
+
+/** Canonical JSON (top level) and JSON of unchanging blocks, by the object: built once each. */
+const CANONICAL_OF = new WeakMap<object, string>();
+const JSON_OF = new WeakMap<object, string>();
+
+function memoOf(memo: WeakMap<object, string>, value: object, make: () => string): string {
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  const made = make();
+  if (unchanging(value)) memo.set(value, made);
+  return made;
+}
+
+/**
+ * The prefix hash of a block that is not plain text: of an unchanging one (the tools every call
+ * sends) by its canonical JSON, remembered like a text's (same hash: a function of its key).
+ */
+function blockPrefixHash(previous: string, section: string, block: unknown): string {
+  if (!block || typeof block !== 'object' || !unchanging(block)) {
+    return prefixHash(previous, section, canonical(block));
+  }
+  const json = memoOf(CANONICAL_OF, block, () => canonical(block));
+  const head = `${previous}\u0000${section}\u0000json`;
+  const newer = newerPrefixes.get(head)?.get(json);
+  if (newer !== undefined) return newer;
+  const hash = olderPrefixes.get(head)?.get(json) ?? prefixHash(previous, section, json);
+  rememberPrefix(head, json, hash);
+  return hash;
+}
+
+/** A tool's JSON as counted (without its breakpoint). */
+function toolJson(tool: unknown): string {
+  const bare = withoutCacheControl(tool);
+  return bare && typeof bare === 'object'
+    ? memoOf(JSON_OF, bare, () => JSON.stringify(bare))
+    : JSON.stringify(bare);
+}
+
 function breakpointOf(block: unknown): CacheTtl | undefined {
   if (!block || typeof block !== 'object') return undefined;
   const control = (block as { cache_control?: { type?: string; ttl?: string } | null }).cache_control;
@@ -124,14 +182,12 @@ export function promptBlocks(
     // A plain text block's canonical JSON is `{"text":…,"type":"text"}`: hashed by its text.
     const text = plainTextOf(content, PLAIN_WITH);
     previous =
-      text === null
-        ? prefixHash(previous, section, canonical(content))
-        : textPrefixHash(previous, section, text);
+      text === null ? blockPrefixHash(previous, section, content) : textPrefixHash(previous, section, text);
     const breakpoint = breakpointOf(content);
     blocks.push({ prefix: previous, tokens, ...(breakpoint ? { breakpoint } : {}) });
   };
   for (const tool of payload.tools ?? []) {
-    push('tool', tool, estimator.text(JSON.stringify(withoutCacheControl(tool))));
+    push('tool', tool, estimator.text(toolJson(tool)));
   }
   const system = payload.system;
   if (typeof system === 'string') {
