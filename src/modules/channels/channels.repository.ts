@@ -82,8 +82,8 @@ export type NeighbourMessage = Pick<
 
 /**
  * neighbours' statement, built once per executor: the ids as one jsonb array, the rest as values.
- * Each hit's rows come out side by side, each side nearest first (a nested loop over the hits, an
- * append of the two ordered, limited sides), so the reader numbers them (neighbourDistances): a
+ * Each side of a hit is its own ORDER BY … LIMIT, nearest first, run for that hit by one nested-loop
+ * iteration, so the reader numbers each (hit, side)'s rows as they come (neighbourDistances): a
  * row_number() per side was a window aggregate run again for every hit, ~14% of the statement.
  */
 export function neighboursStatement(executor: Executor) {
@@ -108,17 +108,19 @@ export function neighboursStatement(executor: Executor) {
 }
 
 /**
- * Each neighbour's distance from its hit (1: the nearest): its place in its run of rows of the same
- * hit and side, as neighboursStatement returns them (nearest first).
+ * Each neighbour's distance from its hit (1: the nearest): its place among the rows of the same hit
+ * and side, in the order neighboursStatement returns them (each side nearest first). Counted per
+ * (hit, side), not by adjacency: rows of other hits may come between (a parallel plan's Gather
+ * interleaves its workers' rows), never out of order within one side.
  */
 export function neighbourDistances(rows: readonly { hit_id: string; before: unknown }[]): number[] {
-  const out: number[] = [];
-  rows.forEach((row, i) => {
-    const previous = rows[i - 1];
-    const sameRun = previous?.hit_id === row.hit_id && String(previous.before) === String(row.before);
-    out.push(sameRun ? out[i - 1]! + 1 : 1);
+  const seen = new Map<string, number>();
+  return rows.map((row) => {
+    const key = `${String(row.before)}\u0000${row.hit_id}`;
+    const distance = (seen.get(key) ?? 0) + 1;
+    seen.set(key, distance);
+    return distance;
   });
-  return out;
 }
 
 export function createChannelsRepository(db: Executor) {
