@@ -272,13 +272,25 @@ export function createChannelIngestRepository(db: Executor) {
       tx: Executor = db,
     ): Promise<LoadedMessage[]> {
       if (keys.length === 0) return [];
-      const unique = new Map(keys.map((k) => [JSON.stringify([k.platform, k.channelId, k.messageId]), k]));
-      const records = [...unique.values()].map((k) => ({ p: k.platform, c: k.channelId, id: k.messageId }));
+      // Ids hold no NUL (PostgreSQL text cannot), so NUL-joined keys are unique.
+      const seen = new Set<string>();
+      const records: { p: string; c: string; id: string }[] = [];
+      for (const k of keys) {
+        const key = `${k.platform}\u0000${k.channelId}\u0000${k.messageId}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        records.push({ p: k.platform, c: k.channelId, id: k.messageId });
+      }
       const rows = await loadMessagesStatement(tx, { tenantId, records: JSON.stringify(records) });
-      const byKey = new Map(
-        rows.map((row) => [`${row.platform}\u0000${row.channel_id}\u0000${row.message_id}`, row]),
-      );
-      return [...byKey.values()].map((row) => ({ message: toMessage(row), searchText: row.search_text }));
+      seen.clear();
+      const loaded: LoadedMessage[] = [];
+      for (const row of rows) {
+        const key = `${row.platform}\u0000${row.channel_id}\u0000${row.message_id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        loaded.push({ message: toMessage(row), searchText: row.search_text });
+      }
+      return loaded;
     },
 
     /** Reply links of the given messages and their stored ancestors, up to `maxHops` deep, across channels. */

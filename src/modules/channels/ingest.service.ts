@@ -128,32 +128,47 @@ function textsBeforeChange(events: ChannelEvent[], groupOf: GroupOf): Map<string
   return before;
 }
 
+const duplicateItem = (index: number, event: ChannelEvent): IngestItemResult => ({
+  index,
+  type: event.type,
+  message_id: event.message_id,
+  outcome: 'duplicate',
+  reason: 'event_id already ingested',
+});
+
+function widenSpan(channel: ChannelUpsert, ts: number): void {
+  channel.firstTs = Math.min(channel.firstTs ?? ts, ts);
+  channel.lastTs = Math.max(channel.lastTs ?? ts, ts);
+}
+
 /** The state machine over the batch in order; each item reports the lane its message ended in. */
 function applyBatch(events: ChannelEvent[], groupOf: GroupOf, duplicateByEventId: Set<number>) {
+  const groups: (ChannelGroup | undefined)[] = [];
   const results = events.map((event, index): IngestItemResult => {
-    const base = { index, type: event.type, message_id: event.message_id };
-    if (duplicateByEventId.has(index))
-      return { ...base, outcome: 'duplicate', reason: 'event_id already ingested' };
+    if (duplicateByEventId.has(index)) return duplicateItem(index, event);
     const group = groupOf(event.platform, event.channel_id);
+    groups[index] = group;
     const applied = applyChannelEvent(group.ctx, event);
     for (const id of applied.touched) group.touched.add(id);
-    group.relanes.push(...applied.relanes);
-    if (event.type === 'message.created' && applied.outcome === 'created') {
-      const ts = new Date(event.ts).getTime();
-      group.channel.firstTs = Math.min(group.channel.firstTs ?? ts, ts);
-      group.channel.lastTs = Math.max(group.channel.lastTs ?? ts, ts);
-    }
-    return {
-      ...base,
+    for (const relane of applied.relanes) group.relanes.push(relane);
+    const state = group.ctx.messages.get(event.message_id);
+    // A created message's time is the event's, parsed once by the state machine.
+    if (event.type === 'message.created' && applied.outcome === 'created')
+      widenSpan(group.channel, state!.ts);
+    const item: IngestItemResult = {
+      index,
+      type: event.type,
+      message_id: event.message_id,
       outcome: applied.outcome,
-      ...(applied.reason ? { reason: applied.reason } : {}),
-      lane_key: group.ctx.messages.get(event.message_id)?.laneKey,
     };
+    if (applied.reason) item.reason = applied.reason;
+    item.lane_key = state?.laneKey;
+    return item;
   });
   // Lanes may have moved after an item was applied (a late parent): report where they ended.
   for (const item of results) {
-    const event = events[item.index]!;
-    const lane = groupOf(event.platform, event.channel_id).ctx.messages.get(item.message_id)?.laneKey;
+    const group = groups[item.index] ?? groupOf(events[item.index]!.platform, events[item.index]!.channel_id);
+    const lane = group.ctx.messages.get(item.message_id)?.laneKey;
     if (lane) item.lane_key = lane;
   }
   return results;

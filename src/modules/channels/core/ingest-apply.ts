@@ -57,7 +57,8 @@ interface ApplyResult {
   relanes: { from: string; to: string }[];
 }
 
-const ms = (iso: string) => new Date(iso).getTime();
+/** Date.parse is `new Date(iso).getTime()` without the Date object. */
+const ms = (iso: string) => Date.parse(iso);
 
 function placeholder(event: ChannelEvent, tsMs: number): MessageState {
   return {
@@ -227,6 +228,28 @@ function applyCopy(
   return { outcome: 'updated', reason: 'filled from a copy; the message itself has not arrived' };
 }
 
+/**
+ * Replies that arrived before `m` were laned as `reply:…:{m}`; when `m` is itself a reply in a
+ * longer chain, they are pulled into the lane a reply to it gets now, as in-order arrival would.
+ */
+function relaneEarlyReplies(
+  ctx: ApplyContext,
+  m: MessageState,
+  touched: string[],
+  relanes: ApplyResult['relanes'],
+): void {
+  const ownReplyLane = replyLane(m.channelId, m.messageId);
+  const childLane = replyLane(m.channelId, replyChainRoot(m.messageId, lookupOf(ctx), m.channelId));
+  if (childLane === ownReplyLane) return;
+  relanes.push({ from: ownReplyLane, to: childLane });
+  for (const other of ctx.messages.values()) {
+    if (other.laneKey === ownReplyLane) {
+      other.laneKey = childLane;
+      touched.push(other.messageId);
+    }
+  }
+}
+
 function applyCreate(
   ctx: ApplyContext,
   event: Extract<ChannelEvent, { type: 'message.created' }>,
@@ -236,9 +259,10 @@ function applyCreate(
   const existing = ctx.messages.get(event.message_id);
   if (existing && !existing.isPlaceholder) return mergeDuplicateCreate(existing, event, touched);
   if (event.is_copy) return applyCopy(ctx, event, touched);
-  const m = existing ?? placeholder(event, ms(event.ts));
+  const ts = ms(event.ts);
+  const m = existing ?? placeholder(event, ts);
   const previousLane = existing ? existing.laneKey : null;
-  m.ts = ms(event.ts);
+  m.ts = ts;
   m.threadId = event.thread_id ?? null;
   m.topicId = event.topic_id ?? null;
   m.replyToId = event.reply_to_id ?? null;
@@ -255,20 +279,8 @@ function applyCreate(
   ctx.messages.set(m.messageId, m);
   m.laneKey = laneOf(ctx, m);
   if (m.replyToId && m.replyToId !== m.messageId) targetRow(ctx, m, m.replyToId, touched);
-  // Replies that arrived before this message were laned as `reply:…:{this}`; when this message
-  // is itself a reply in a longer chain, pull them into the lane a reply to it gets now, as
-  // in-order arrival would. Only a message that had a row can have such replies.
-  const ownReplyLane = replyLane(m.channelId, m.messageId);
-  const childLane = replyLane(m.channelId, replyChainRoot(m.messageId, lookupOf(ctx), m.channelId));
-  if (previousLane !== null && childLane !== ownReplyLane) {
-    relanes.push({ from: ownReplyLane, to: childLane });
-    for (const other of ctx.messages.values()) {
-      if (other.laneKey === ownReplyLane) {
-        other.laneKey = childLane;
-        touched.push(other.messageId);
-      }
-    }
-  }
+  // Only a message that had a row can have replies laned under it before it arrived.
+  if (previousLane !== null) relaneEarlyReplies(ctx, m, touched, relanes);
   touched.push(m.messageId);
   adjustParent(ctx, m, counts(m) ? 1 : 0, touched);
   return { outcome: 'created' };
@@ -373,7 +385,9 @@ export function applyChannelEvent(ctx: ApplyContext, event: ChannelEvent): Apply
       result = applyReaction(ctx, event, touched);
       break;
   }
-  return { ...result, touched, relanes };
+  const applied: ApplyResult = { outcome: result.outcome, touched, relanes };
+  if (result.reason !== undefined) applied.reason = result.reason;
+  return applied;
 }
 
 /** Ids a batch of events needs loaded: each message, its thread root and reply parent. */
