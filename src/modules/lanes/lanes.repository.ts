@@ -57,7 +57,14 @@ export async function deleteLaneStatesOfSession(tx: Executor, tenantId: string, 
     .where(and(eq(laneStates.tenantId, tenantId), eq(laneStates.sessionId, sessionId)));
 }
 
-/** markChangedMessages' statement, built once (it runs in every ingest transaction with an edit or delete). */
+/**
+ * markChangedMessages' statement, built once (it runs in every ingest transaction with an edit or
+ * delete). The channel's turns are read once, with their text form; a needle is looked for in
+ * their texts joined (U+0001 between them, which jsonb's text form escapes, so a match never
+ * spans two turns) and only a needle found there in the turns one by one. Testing every needle
+ * against every turn rendered the turn's text once per needle: ~6.7 ms of PostgreSQL a batch
+ * of ~6 changes in a channel whose sessions hold 1,800 turns.
+ */
 const markChangedStatement = sharedStatement<{
   session_id: string;
   lane_key: string;
@@ -65,28 +72,46 @@ const markChangedStatement = sharedStatement<{
   deleted_in_summary: boolean;
   texts: string[] | null;
 }>(
-  () => sql`with changed as (
+  () => sql`with changed as materialized (
               select * from jsonb_to_recordset(${slot('changes')}::jsonb)
                 as c("platform" text, "channelId" text, "messageId" text, "needle" text, "deletedText" text)
-            ), hits as (
-              select e.session_id, e.lane_key, min(ss.session_key) as session_key,
-                bool_or(s.summary is not null and e.seq <= s.summarized_through_seq) as in_summary,
-                bool_or(c."deletedText" is not null and s.summary is not null
-                  and e.seq <= s.summarized_through_seq) as deleted_in_summary,
-                bool_or(c."deletedText" is not null) as deleted,
-                coalesce(jsonb_agg(distinct c."deletedText") filter (where c."deletedText" is not null),
-                  '[]'::jsonb) as texts
-              from changed c
-              join sessions ss on ss.tenant_id = ${slot('tenantId')} and ss.platform = c."platform"
-                and ss.channel_id = c."channelId"
+            ), turns as materialized (
+              select e.session_id, e.lane_key, e.seq, ss.session_key, ss.platform, ss.channel_id,
+                e.source->>'platform' as source_platform, e.source->>'channel_id' as source_channel,
+                e.source->>'message_id' as source_message, e.content::text as body
+              from sessions ss
               join transcript_entries e on e.tenant_id = ss.tenant_id and e.session_id = ss.id
                 and e.kind in ('message', 'context_attachment')
-                and ((e.source->>'platform' = c."platform" and e.source->>'channel_id' = c."channelId"
-                      and e.source->>'message_id' = c."messageId")
-                  or (c."needle" is not null and strpos(e.content::text, c."needle") > 0))
-              left join lane_states s on s.tenant_id = e.tenant_id and s.session_id = e.session_id
-                and s.lane_key = e.lane_key
-              group by e.session_id, e.lane_key
+              where ss.tenant_id = ${slot('tenantId')} and exists (select from changed c
+                where c."platform" = ss.platform and c."channelId" = ss.channel_id)
+            ), channel_text as materialized (
+              select platform, channel_id, string_agg(body, chr(1)) as body from turns
+              group by platform, channel_id
+            ), found as materialized (
+              select c.* from changed c
+              join channel_text ct on ct.platform = c."platform" and ct.channel_id = c."channelId"
+                and strpos(ct.body, c."needle") > 0
+            ), matches as (
+              select c.*, t.session_id, t.lane_key, t.seq, t.session_key from changed c
+              join turns t on t.platform = c."platform" and t.channel_id = c."channelId"
+                and t.source_platform = c."platform" and t.source_channel = c."channelId"
+                and t.source_message = c."messageId"
+              union all
+              select c.*, t.session_id, t.lane_key, t.seq, t.session_key from found c
+              join turns t on t.platform = c."platform" and t.channel_id = c."channelId"
+                and strpos(t.body, c."needle") > 0
+            ), hits as (
+              select m.session_id, m.lane_key, min(m.session_key) as session_key,
+                bool_or(s.summary is not null and m.seq <= s.summarized_through_seq) as in_summary,
+                bool_or(m."deletedText" is not null and s.summary is not null
+                  and m.seq <= s.summarized_through_seq) as deleted_in_summary,
+                bool_or(m."deletedText" is not null) as deleted,
+                coalesce(jsonb_agg(distinct m."deletedText") filter (where m."deletedText" is not null),
+                  '[]'::jsonb) as texts
+              from matches m
+              left join lane_states s on s.tenant_id = ${slot('tenantId')} and s.session_id = m.session_id
+                and s.lane_key = m.lane_key
+              group by m.session_id, m.lane_key
             )
             insert into lane_states as l (tenant_id, session_id, lane_key, summary_stale, purge_texts,
               scrub_texts, version, updated_at)
