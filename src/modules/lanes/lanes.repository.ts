@@ -5,6 +5,7 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.js';
 import { sharedStatement, slot } from '../../db/prepared.js';
+import { IN_BLOCK, TURN_BLOCKS } from '../../db/turn-blocks.js';
 import { laneStates } from '../../db/schema.js';
 import type { PendingSlot } from './core/pending-slot.js';
 import { scrubText } from '../../shared/scrub-texts.js';
@@ -60,10 +61,11 @@ export async function deleteLaneStatesOfSession(tx: Executor, tenantId: string, 
 /**
  * markChangedMessages' statement, built once (it runs in every ingest transaction with an edit or
  * delete). The channel's turns are read once, with their text form; a needle is looked for in
- * their texts joined (U+0001 between them, which jsonb's text form escapes, so a match never
- * spans two turns) and only a needle found there in the turns one by one. Testing every needle
- * against every turn rendered the turn's text once per needle: ~6.7 ms of PostgreSQL a batch
- * of ~6 changes in a channel whose sessions hold 1,800 turns.
+ * their texts joined by blocks of a session's turns (db/turn-blocks.ts: U+0001 between turns, so
+ * a match never spans two; a block, not the whole channel, because one text value holds at most
+ * 1 GB), and only in a block where it is found, turn by turn.
+ * Testing every needle against every turn rendered the turn's text once per needle: ~6.7 ms of
+ * PostgreSQL a batch of ~6 changes in a channel whose sessions hold 1,800 turns.
  */
 const markChangedStatement = sharedStatement<{
   session_id: string;
@@ -84,22 +86,19 @@ const markChangedStatement = sharedStatement<{
                 and e.kind in ('message', 'context_attachment')
               where ss.tenant_id = ${slot('tenantId')} and exists (select from changed c
                 where c."platform" = ss.platform and c."channelId" = ss.channel_id)
-            ), channel_text as materialized (
-              select platform, channel_id, string_agg(body, chr(1)) as body from turns
-              group by platform, channel_id
-            ), found as materialized (
-              select c.* from changed c
-              join channel_text ct on ct.platform = c."platform" and ct.channel_id = c."channelId"
-                and strpos(ct.body, c."needle") > 0
+            ), ${TURN_BLOCKS}, found as materialized (
+              select c."needle", c."deletedText", b.session_id, b.block from changed c
+              join turn_blocks b on b.platform = c."platform" and b.channel_id = c."channelId"
+                and strpos(b.body, c."needle") > 0
             ), matches as (
-              select c.*, t.session_id, t.lane_key, t.seq, t.session_key from changed c
+              select c."deletedText", t.session_id, t.lane_key, t.seq, t.session_key from changed c
               join turns t on t.platform = c."platform" and t.channel_id = c."channelId"
                 and t.source_platform = c."platform" and t.source_channel = c."channelId"
                 and t.source_message = c."messageId"
               union all
-              select c.*, t.session_id, t.lane_key, t.seq, t.session_key from found c
-              join turns t on t.platform = c."platform" and t.channel_id = c."channelId"
-                and strpos(t.body, c."needle") > 0
+              select f."deletedText", t.session_id, t.lane_key, t.seq, t.session_key from found f
+              join turns t on ${IN_BLOCK}
+                and strpos(t.body, f."needle") > 0
             ), hits as (
               select m.session_id, m.lane_key, min(m.session_key) as session_key,
                 bool_or(s.summary is not null and m.seq <= s.summarized_through_seq) as in_summary,
