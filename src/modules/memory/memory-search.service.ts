@@ -325,25 +325,29 @@ export function createMemorySearchService(deps: {
             versions: params.scopeVersions,
           });
           const relevanceOf = relevanceScorer(queryLexemes, corpus, termWeights, ranking.bm25);
-          return {
-            read,
-            rows: rows.map((row) => {
-              const raw =
-                searchScore(relevanceOf(row.tf, row.length), nowMs - row.time_ms, recencyWeight) *
-                (namesAuthor(source, row) ? ranking.authorBoost : 1);
-              return { source, row, raw };
-            }),
-          };
+          return { source, read, rows, relevanceOf };
         }),
       );
-      const ranked = perSource
-        .flatMap((s) => s.rows)
-        .filter(({ row, raw }) => {
+      // Scored and lane-scoped in one pass over every source's rows, in source order (one list, no
+      // intermediate per-source lists of every candidate).
+      const ranked: { source: SearchSource; row: CandidateRow; raw: number }[] = [];
+      for (const { source, rows, relevanceOf } of perSource) {
+        for (const row of rows) {
+          const raw =
+            searchScore(relevanceOf(row.tf, row.length), nowMs - row.time_ms, recencyWeight) *
+            (namesAuthor(source, row) ? ranking.authorBoost : 1);
           // Lane scoping (§6.6): lane-less items and the caller's or named lanes always; others only when strong.
-          if (!params.laneKey || !row.lane_key || named.has(row.lane_key)) return true;
-          return Math.min(1, raw) >= CROSS_LANE_MIN_SCORE;
-        })
-        .sort((a, b) => b.raw - a.raw || b.row.time_ms - a.row.time_ms || (a.row.id < b.row.id ? -1 : 1));
+          if (
+            params.laneKey &&
+            row.lane_key &&
+            !named.has(row.lane_key) &&
+            Math.min(1, raw) < CROSS_LANE_MIN_SCORE
+          )
+            continue;
+          ranked.push({ source, row, raw });
+        }
+      }
+      ranked.sort((a, b) => b.raw - a.raw || b.row.time_ms - a.row.time_ms || (a.row.id < b.row.id ? -1 : 1));
       return { ranked, allRead: perSource.every((s) => s.read) };
     };
 

@@ -82,13 +82,19 @@ type WinnerRow = Omit<CandidateRow, 'tf'> & { tf: string | null };
  * A winner of `source` as a candidate; with extraColumns, its `extra` is put together from its
  * columns and takes json `extra`'s place (the same keys in the same order as before).
  */
-const toCandidate =
-  (source: SourceSql) =>
-  (r: WinnerRow): CandidateRow => {
-    const columns = r as WinnerRow & Record<string, unknown>;
-    const extra = source.extraColumns
-      ? Object.fromEntries(source.extraColumns.map((c) => [c, columns[`extra_${c}`] ?? null]))
-      : json<Record<string, unknown>>(r.extra);
+const toCandidate = (source: SourceSql) => {
+  // The selected columns' names made once per source, not as a string and an entry pair per row
+  // (a winner list is read on every context call).
+  const extraColumns = source.extraColumns?.map((name) => ({ name, column: `extra_${name}` }));
+  return (r: WinnerRow): CandidateRow => {
+    let extra: Record<string, unknown>;
+    if (extraColumns) {
+      const columns = r as WinnerRow & Record<string, unknown>;
+      extra = {};
+      for (const { name, column } of extraColumns) extra[name] = columns[column] ?? null;
+    } else {
+      extra = json<Record<string, unknown>>(r.extra);
+    }
     return {
       id: r.id,
       rid: r.rid,
@@ -101,6 +107,7 @@ const toCandidate =
       df: json<Record<string, number>>(r.df) ?? {},
     };
   };
+};
 
 /**
  * The english-config lexemes of a text (stop words dropped, stems), in order of first use, as a
@@ -318,9 +325,8 @@ export function createSearchRepository(db: Executor, options: { genericPlans?: E
       return {
         documents,
         averageLength: Number(rows[0]?.avgdl ?? 0),
-        rows: rows
-          .filter((r) => r.id !== null)
-          .map(({ documents: _n, avgdl: _a, ...r }) => toCandidate(source)(r)),
+        // toCandidate reads only a winner's columns: each row is passed as it is, not copied.
+        rows: rows.filter((r) => r.id !== null).map(toCandidate(source)),
       };
     },
 
