@@ -258,7 +258,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -544,7 +568,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -633,7 +681,32 @@ select
             (
               select
                 json_agg(
-                  x
+                  json_build_array(
+                    x.platform,
+                    x.channel_id,
+                    x.message_id,
+                    x.thread_id,
+                    x.reply_to_id,
+                    x.topic_id,
+                    x.lane_key,
+                    x.ts_ms,
+                    x.author_id,
+                    x.author_name,
+                    x.author_is_bot,
+                    x.text,
+                    x.reactions,
+                    x.media,
+                    x.reply_count,
+                    x.last_reply_ms,
+                    x.edited_ms,
+                    x.media_edited_ms,
+                    x.deleted_ms,
+                    x.is_placeholder,
+                    x.token_estimate,
+                    x.metadata,
+                    x.reaction_state,
+                    x.replies_in_window
+                  )
                   order by
                     x.ts_ms desc,
                     x.message_id desc
@@ -778,7 +851,31 @@ select
           'root',
           (
             select
-              row_to_json(r)
+              json_build_array(
+                r.platform,
+                r.channel_id,
+                r.message_id,
+                r.thread_id,
+                r.reply_to_id,
+                r.topic_id,
+                r.lane_key,
+                r.ts_ms,
+                r.author_id,
+                r.author_name,
+                r.author_is_bot,
+                r.text,
+                r.reactions,
+                r.media,
+                r.reply_count,
+                r.last_reply_ms,
+                r.edited_ms,
+                r.media_edited_ms,
+                r.deleted_ms,
+                r.is_placeholder,
+                r.token_estimate,
+                r.metadata,
+                r.reaction_state
+              )
             from
               (
                 select
@@ -889,7 +986,33 @@ select
             coalesce(
               (
                 select
-                  json_agg(x)
+                  json_agg(
+                    json_build_array(
+                      x.platform,
+                      x.channel_id,
+                      x.message_id,
+                      x.thread_id,
+                      x.reply_to_id,
+                      x.topic_id,
+                      x.lane_key,
+                      x.ts_ms,
+                      x.author_id,
+                      x.author_name,
+                      x.author_is_bot,
+                      x.text,
+                      x.reactions,
+                      x.media,
+                      x.reply_count,
+                      x.last_reply_ms,
+                      x.edited_ms,
+                      x.media_edited_ms,
+                      x.deleted_ms,
+                      x.is_placeholder,
+                      x.token_estimate,
+                      x.metadata,
+                      x.reaction_state
+                    )
+                  )
                 from
                   (
                     select
@@ -1435,7 +1558,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -1736,7 +1883,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -1825,7 +1996,32 @@ select
             (
               select
                 json_agg(
-                  x
+                  json_build_array(
+                    x.platform,
+                    x.channel_id,
+                    x.message_id,
+                    x.thread_id,
+                    x.reply_to_id,
+                    x.topic_id,
+                    x.lane_key,
+                    x.ts_ms,
+                    x.author_id,
+                    x.author_name,
+                    x.author_is_bot,
+                    x.text,
+                    x.reactions,
+                    x.media,
+                    x.reply_count,
+                    x.last_reply_ms,
+                    x.edited_ms,
+                    x.media_edited_ms,
+                    x.deleted_ms,
+                    x.is_placeholder,
+                    x.token_estimate,
+                    x.metadata,
+                    x.reaction_state,
+                    x.replies_in_window
+                  )
                   order by
                     x.ts_ms desc,
                     x.message_id desc
@@ -1970,7 +2166,31 @@ select
           'root',
           (
             select
-              row_to_json(r)
+              json_build_array(
+                r.platform,
+                r.channel_id,
+                r.message_id,
+                r.thread_id,
+                r.reply_to_id,
+                r.topic_id,
+                r.lane_key,
+                r.ts_ms,
+                r.author_id,
+                r.author_name,
+                r.author_is_bot,
+                r.text,
+                r.reactions,
+                r.media,
+                r.reply_count,
+                r.last_reply_ms,
+                r.edited_ms,
+                r.media_edited_ms,
+                r.deleted_ms,
+                r.is_placeholder,
+                r.token_estimate,
+                r.metadata,
+                r.reaction_state
+              )
             from
               (
                 select
@@ -2081,7 +2301,33 @@ select
             coalesce(
               (
                 select
-                  json_agg(x)
+                  json_agg(
+                    json_build_array(
+                      x.platform,
+                      x.channel_id,
+                      x.message_id,
+                      x.thread_id,
+                      x.reply_to_id,
+                      x.topic_id,
+                      x.lane_key,
+                      x.ts_ms,
+                      x.author_id,
+                      x.author_name,
+                      x.author_is_bot,
+                      x.text,
+                      x.reactions,
+                      x.media,
+                      x.reply_count,
+                      x.last_reply_ms,
+                      x.edited_ms,
+                      x.media_edited_ms,
+                      x.deleted_ms,
+                      x.is_placeholder,
+                      x.token_estimate,
+                      x.metadata,
+                      x.reaction_state
+                    )
+                  )
                 from
                   (
                     select
@@ -2644,7 +2890,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -2947,7 +3217,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -3036,7 +3330,32 @@ select
             (
               select
                 json_agg(
-                  x
+                  json_build_array(
+                    x.platform,
+                    x.channel_id,
+                    x.message_id,
+                    x.thread_id,
+                    x.reply_to_id,
+                    x.topic_id,
+                    x.lane_key,
+                    x.ts_ms,
+                    x.author_id,
+                    x.author_name,
+                    x.author_is_bot,
+                    x.text,
+                    x.reactions,
+                    x.media,
+                    x.reply_count,
+                    x.last_reply_ms,
+                    x.edited_ms,
+                    x.media_edited_ms,
+                    x.deleted_ms,
+                    x.is_placeholder,
+                    x.token_estimate,
+                    x.metadata,
+                    x.reaction_state,
+                    x.replies_in_window
+                  )
                   order by
                     x.ts_ms desc,
                     x.message_id desc
@@ -3181,7 +3500,31 @@ select
           'root',
           (
             select
-              row_to_json(r)
+              json_build_array(
+                r.platform,
+                r.channel_id,
+                r.message_id,
+                r.thread_id,
+                r.reply_to_id,
+                r.topic_id,
+                r.lane_key,
+                r.ts_ms,
+                r.author_id,
+                r.author_name,
+                r.author_is_bot,
+                r.text,
+                r.reactions,
+                r.media,
+                r.reply_count,
+                r.last_reply_ms,
+                r.edited_ms,
+                r.media_edited_ms,
+                r.deleted_ms,
+                r.is_placeholder,
+                r.token_estimate,
+                r.metadata,
+                r.reaction_state
+              )
             from
               (
                 select
@@ -3292,7 +3635,33 @@ select
             coalesce(
               (
                 select
-                  json_agg(x)
+                  json_agg(
+                    json_build_array(
+                      x.platform,
+                      x.channel_id,
+                      x.message_id,
+                      x.thread_id,
+                      x.reply_to_id,
+                      x.topic_id,
+                      x.lane_key,
+                      x.ts_ms,
+                      x.author_id,
+                      x.author_name,
+                      x.author_is_bot,
+                      x.text,
+                      x.reactions,
+                      x.media,
+                      x.reply_count,
+                      x.last_reply_ms,
+                      x.edited_ms,
+                      x.media_edited_ms,
+                      x.deleted_ms,
+                      x.is_placeholder,
+                      x.token_estimate,
+                      x.metadata,
+                      x.reaction_state
+                    )
+                  )
                 from
                   (
                     select
@@ -3872,7 +4241,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -4190,7 +4583,31 @@ select
   "lane_states"."updated_at",
   (
     select
-      row_to_json(a)
+      json_build_array(
+        a.platform,
+        a.channel_id,
+        a.message_id,
+        a.thread_id,
+        a.reply_to_id,
+        a.topic_id,
+        a.lane_key,
+        a.ts_ms,
+        a.author_id,
+        a.author_name,
+        a.author_is_bot,
+        a.text,
+        a.reactions,
+        a.media,
+        a.reply_count,
+        a.last_reply_ms,
+        a.edited_ms,
+        a.media_edited_ms,
+        a.deleted_ms,
+        a.is_placeholder,
+        a.token_estimate,
+        a.metadata,
+        a.reaction_state
+      )
     from
       (
         select
@@ -4279,7 +4696,32 @@ select
             (
               select
                 json_agg(
-                  x
+                  json_build_array(
+                    x.platform,
+                    x.channel_id,
+                    x.message_id,
+                    x.thread_id,
+                    x.reply_to_id,
+                    x.topic_id,
+                    x.lane_key,
+                    x.ts_ms,
+                    x.author_id,
+                    x.author_name,
+                    x.author_is_bot,
+                    x.text,
+                    x.reactions,
+                    x.media,
+                    x.reply_count,
+                    x.last_reply_ms,
+                    x.edited_ms,
+                    x.media_edited_ms,
+                    x.deleted_ms,
+                    x.is_placeholder,
+                    x.token_estimate,
+                    x.metadata,
+                    x.reaction_state,
+                    x.replies_in_window
+                  )
                   order by
                     x.ts_ms desc,
                     x.message_id desc
@@ -4424,7 +4866,31 @@ select
           'root',
           (
             select
-              row_to_json(r)
+              json_build_array(
+                r.platform,
+                r.channel_id,
+                r.message_id,
+                r.thread_id,
+                r.reply_to_id,
+                r.topic_id,
+                r.lane_key,
+                r.ts_ms,
+                r.author_id,
+                r.author_name,
+                r.author_is_bot,
+                r.text,
+                r.reactions,
+                r.media,
+                r.reply_count,
+                r.last_reply_ms,
+                r.edited_ms,
+                r.media_edited_ms,
+                r.deleted_ms,
+                r.is_placeholder,
+                r.token_estimate,
+                r.metadata,
+                r.reaction_state
+              )
             from
               (
                 select
@@ -4535,7 +5001,33 @@ select
             coalesce(
               (
                 select
-                  json_agg(x)
+                  json_agg(
+                    json_build_array(
+                      x.platform,
+                      x.channel_id,
+                      x.message_id,
+                      x.thread_id,
+                      x.reply_to_id,
+                      x.topic_id,
+                      x.lane_key,
+                      x.ts_ms,
+                      x.author_id,
+                      x.author_name,
+                      x.author_is_bot,
+                      x.text,
+                      x.reactions,
+                      x.media,
+                      x.reply_count,
+                      x.last_reply_ms,
+                      x.edited_ms,
+                      x.media_edited_ms,
+                      x.deleted_ms,
+                      x.is_placeholder,
+                      x.token_estimate,
+                      x.metadata,
+                      x.reaction_state
+                    )
+                  )
                 from
                   (
                     select

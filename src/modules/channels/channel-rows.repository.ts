@@ -105,19 +105,87 @@ export function toMessage(row: MessageRow): StoredMessage {
   };
 }
 
+/** MESSAGE_COLUMNS' names in their order: the places of a message's values in messageArraySql's array. */
+const MESSAGE_FIELDS = [
+  'platform',
+  'channel_id',
+  'message_id',
+  'thread_id',
+  'reply_to_id',
+  'topic_id',
+  'lane_key',
+  'ts_ms',
+  'author_id',
+  'author_name',
+  'author_is_bot',
+  'text',
+  'reactions',
+  'media',
+  'reply_count',
+  'last_reply_ms',
+  'edited_ms',
+  'media_edited_ms',
+  'deleted_ms',
+  'is_placeholder',
+  'token_estimate',
+  'metadata',
+  'reaction_state',
+] as const;
+
 /**
- * A real message (no placeholder) as one json value, or null: a scalar expression, so another
- * statement can read it (ContextRepository.loadTurn); `messageFromJson` reads it back as
- * getMessages would have returned it.
+ * The MESSAGE_COLUMNS of the subquery `alias` (then its columns `more`) as one json array, in
+ * MESSAGE_FIELDS order, for messages carried inside another statement's json value: a json object
+ * spelled the 23 column names out again for every message, more than half of a snapshot's bytes,
+ * which PostgreSQL wrote and Node parsed on every context call. Read back with messageOfArray.
+ */
+export const messageArraySql = (alias: string, ...more: string[]) =>
+  sql.raw(`json_build_array(${[...MESSAGE_FIELDS, ...more].map((f) => `${alias}.${f}`).join(', ')})`);
+
+/** A messageArraySql array as toMessage maps a MessageRow: the same values, by place. */
+export function messageOfArray(v: readonly unknown[]): StoredMessage {
+  return {
+    platform: v[0] as string,
+    channelId: v[1] as string,
+    messageId: v[2] as string,
+    threadId: v[3] as string | null,
+    replyToId: v[4] as string | null,
+    topicId: v[5] as string | null,
+    laneKey: v[6] as string,
+    ts: Number(v[7]),
+    authorId: v[8] as string | null,
+    authorName: v[9] as string | null,
+    authorIsBot: v[10] as boolean,
+    text: v[11] as string,
+    reactions: (v[12] as Record<string, number> | null) ?? {},
+    media: (v[13] as MediaRefInput[] | null) ?? [],
+    replyCount: Number(v[14]),
+    lastReplyTs: v[15] === null ? null : Number(v[15]),
+    editedAt: v[16] === null ? null : Number(v[16]),
+    mediaEditedAt: v[17] === null ? null : Number(v[17]),
+    deletedAt: v[18] === null ? null : Number(v[18]),
+    isPlaceholder: v[19] as boolean,
+    tokenEstimate: Number(v[20]),
+    metadata: (v[21] as Record<string, unknown> | null) ?? {},
+    reactionState: reactionStateOf(v[22]),
+  };
+}
+
+/** Where a messageArraySql array's `more` columns start. */
+export const MESSAGE_ARRAY_MORE = MESSAGE_FIELDS.length;
+
+/**
+ * A real message (no placeholder) as one json value (messageArraySql), or null: a scalar
+ * expression, so another statement can read it (ContextRepository.loadTurn); `messageFromJson`
+ * reads it back as getMessages would have returned it.
  */
 export const messageJsonSql = (scope: ChannelScope, messageId: string) =>
-  sql`(select row_to_json(a) from (select ${MESSAGE_COLUMNS} from channel_messages
+  sql`(select ${messageArraySql('a')} from (select ${MESSAGE_COLUMNS} from channel_messages
     where ${scopeWhere(scope)} and message_id = ${messageId} and not is_placeholder) a)`;
 
 export const messageFromJson = (value: unknown): StoredMessage | null =>
   value === null || value === undefined
     ? null
-    : toMessage((typeof value === 'string' ? JSON.parse(value) : value) as MessageRow);
+    : messageOfArray((typeof value === 'string' ? JSON.parse(value) : value) as unknown[]);
 
 export const scopeWhere = (s: ChannelScope) =>
   sql`tenant_id = ${s.tenantId} and platform = ${s.platform} and channel_id = ${s.channelId}`;

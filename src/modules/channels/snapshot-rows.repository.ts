@@ -3,7 +3,10 @@
 // or as one json value another statement carries (ContextRepository.loadTurn).
 import { sql, type SQL } from 'drizzle-orm';
 import {
+  MESSAGE_ARRAY_MORE,
   MESSAGE_COLUMNS,
+  messageArraySql,
+  messageOfArray,
   scopeWhere,
   toMessage,
   topLevel,
@@ -73,8 +76,9 @@ export interface SnapshotRead {
  * snapshotRows as one json value that another statement can carry (ContextRepository.loadTurn, whose
  * scope is its session row's columns): the channel's name and the `limit` top-level messages
  * before the anchor `messageId` (a visible message of the channel; null when there is none), with
- * their replies in the anchor's last hour (channels.service.ts lastHourWindow). The times are the anchor's stored ts, which the separate
- * read's milliseconds stand for exactly. Read back with snapshotOfJson.
+ * their replies in the anchor's last hour (channels.service.ts lastHourWindow), each row a
+ * messageArraySql array with its replies_in_window last. The times are the anchor's stored ts, which
+ * the separate read's milliseconds stand for exactly. Read back with snapshotOfJson.
  */
 export function snapshotJsonSql(
   columns: { [K in keyof ChannelScope]: ChannelScope[K] | SQL },
@@ -93,7 +97,8 @@ export function snapshotJsonSql(
   });
   return sql`(select json_build_object(
       'channel_name', (select name from channels where ${scopeWhere(scope)}),
-      'rows', coalesce((select json_agg(x order by x.ts_ms desc, x.message_id desc) from (${inner}) x), '[]'::json))
+      'rows', coalesce((select json_agg(${messageArraySql('x', 'replies_in_window')}
+        order by x.ts_ms desc, x.message_id desc) from (${inner}) x), '[]'::json))
     from channel_messages anchor_row
     where anchor_row.tenant_id = ${scope.tenantId} and anchor_row.platform = ${scope.platform}
       and anchor_row.channel_id = ${scope.channelId} and anchor_row.message_id = ${messageId}
@@ -105,9 +110,14 @@ export function snapshotOfJson(value: unknown, limit: number): SnapshotRead | nu
   if (value === null || value === undefined) return null;
   const read = (typeof value === 'string' ? JSON.parse(value) : value) as {
     channel_name: string | null;
-    rows: (MessageRow & { replies_in_window: number })[];
+    /** messageArraySql arrays, replies_in_window last. */
+    rows: unknown[][];
   };
-  return { channelName: read.channel_name, rows: read.rows.map(withRepliesInWindow), limit };
+  const rows = read.rows.map((r) => ({
+    ...messageOfArray(r),
+    repliesInWindow: Number(r[MESSAGE_ARRAY_MORE]),
+  }));
+  return { channelName: read.channel_name, rows, limit };
 }
 
 export function withRepliesInWindow(row: MessageRow & { replies_in_window: number }) {

@@ -6,11 +6,11 @@ import { sql, type SQL } from 'drizzle-orm';
 import {
   epochMs,
   MESSAGE_COLUMNS,
+  messageArraySql,
+  messageOfArray,
   scopeWhere,
-  toMessage,
   visible,
   type ChannelScope,
-  type MessageRow,
   type StoredMessage,
 } from './channel-rows.repository.js';
 import { PLATFORM_REPLY_COUNT } from '../../platforms/history.js';
@@ -44,7 +44,8 @@ export interface ThreadRead {
 
 /**
  * The thread an anchor message belongs to or starts, and its replies, as one json value (null when
- * the anchor is in no thread, is missing or deleted): channels.service.ts threadRootFor in SQL (a
+ * the anchor is in no thread, is missing or deleted; messages as messageArraySql arrays):
+ * channels.service.ts threadRootFor in SQL (a
  * thread or topic id, else the root of its reply lane, else the anchor itself when it has replies or
  * the platform says it has), the root's row, the `newest` most recent replies, and their count and
  * oldest time when there may be more (ChannelsRepository.threadReplies' second read). The reader
@@ -59,12 +60,12 @@ export function threadJsonSql(scope: Columns<ChannelScope>, messageId: string, n
   const prefix = sql`'reply:' || a.channel_id || ':'`;
   return sql`(select json_build_object(
       'root_id', t.root_id,
-      'root', (select row_to_json(r) from (select ${MESSAGE_COLUMNS} from channel_messages
+      'root', (select ${messageArraySql('r')} from (select ${MESSAGE_COLUMNS} from channel_messages
         where ${scopeWhere(s)} and message_id = ${rootId}) r),
       'rows', t.rows,
       'count', case when json_array_length(t.rows) = ${newest} then (select json_build_object('n', count(*)::int,
         'oldest_ms', ${epochMs(sql`min(ts)`)}) from channel_messages where ${where}) end)
-    from (select t.channel_id, t.root_id, coalesce((select json_agg(x) from (select ${MESSAGE_COLUMNS}
+    from (select t.channel_id, t.root_id, coalesce((select json_agg(${messageArraySql('x')}) from (select ${MESSAGE_COLUMNS}
           from channel_messages where ${where} order by ts desc, message_id desc limit ${newest}) x), '[]'::json) as rows
       from (select a.channel_id, coalesce(a.thread_id, a.topic_id,
           case when starts_with(a.lane_key, ${prefix}) then substr(a.lane_key, length(${prefix}) + 1) end,
@@ -81,15 +82,16 @@ export function threadOfJson(value: unknown, newest: number): ThreadRead | null 
   if (value === null || value === undefined) return null;
   const read = (typeof value === 'string' ? JSON.parse(value) : value) as {
     root_id: string;
-    root: MessageRow | null;
-    rows: MessageRow[];
+    /** messageArraySql arrays. */
+    root: unknown[] | null;
+    rows: unknown[][];
     count: { n: number; oldest_ms: number | null } | null;
   };
-  const replies = read.rows.map(toMessage).reverse();
+  const replies = read.rows.map(messageOfArray).reverse();
   return {
     rootId: read.root_id,
     newest,
-    root: read.root ? toMessage(read.root) : null,
+    root: read.root ? messageOfArray(read.root) : null,
     replies,
     total: read.count ? Number(read.count.n) : replies.length,
     oldestTs:
