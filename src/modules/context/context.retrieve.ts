@@ -2,6 +2,7 @@
 // and the channel, within the session's scopes, best first.
 
 import { type RetrievedItem } from './core/assemble.js';
+import { isoTime } from '../../shared/iso-time.js';
 import type { LeftOutCandidate } from './core/left-out.js';
 
 import type { SessionRow } from '../sessions/sessions.repository.js';
@@ -205,7 +206,7 @@ export function createRetriever(deps: {
         text: row.text,
         score,
         lane_key: row.laneKey,
-        ts: new Date(row.ts).toISOString(),
+        ts: isoTime(row.ts),
         author: row.authorName ?? row.authorId ?? null,
         message_id: row.messageId,
       });

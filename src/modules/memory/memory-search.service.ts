@@ -23,6 +23,7 @@ import {
   relevanceModel,
 } from './core/query-expansion.js';
 import type { Clock } from '../../shared/clock.js';
+import { isoTime } from '../../shared/iso-time.js';
 import type { CandidateRow, SearchFilters, SearchRepository, SearchSource } from './search.repository.js';
 import { candidatesFromDocuments, type ScopeCache } from './scope-cache.js';
 import { createSearchStatistics } from './search-statistics.js';
@@ -390,7 +391,7 @@ export function createMemorySearchService(deps: {
           score: round(Math.min(1, raw)),
           snippet: params.snippets === false ? '' : makeSnippet(text, lexemes),
           text,
-          time: new Date(row.time_ms).toISOString(),
+          time: isoTime(row.time_ms),
           lane_key: row.lane_key,
           source: row.extra,
         };

@@ -4,6 +4,7 @@ import type { MediaRefInput } from '../../../shared/channel-events.js';
 import type { MessageState } from './ingest-apply.js';
 import { cutToBudget, snippet } from '../../../shared/text-cut.js';
 import { addTextCost, renderedTokens, shownTokens, type TextCost } from '../../../shared/text-cost.js';
+import { isoTime } from '../../../shared/iso-time.js';
 
 const SNAPSHOT_SCHEMA_VERSION = '1.0';
 export const DEFAULT_ADJACENT_COUNT = 20;
@@ -67,7 +68,8 @@ export interface ChannelSnapshot {
   adjacent: AdjacentMessage[];
 }
 
-export const isoTime = (ms: number) => new Date(ms).toISOString();
+/** `new Date(ms).toISOString()`, without the Date (src/shared/iso-time.ts). */
+export { isoTime };
 
 export function authorOf(m: Pick<MessageState, 'authorId' | 'authorName' | 'authorIsBot'>): Author {
   const id = m.authorId ?? '';
