@@ -1,5 +1,5 @@
 // The SQL of ingest: per-channel locks, the referenced rows with their stored parents and reply
-// chains, bulk upserts through jsonb_to_recordset (one parameter, either driver), lane renames,
+// chains, bulk upserts through json_to_recordset (one parameter, either driver), lane renames,
 // channels and event-id dedupe.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
@@ -18,20 +18,26 @@ import {
   type MessageRow,
 } from './channel-rows.repository.js';
 
-/** `json(value)` for a statement built once: the value, as JSON text, goes in `name`. */
-const jsonSlot = (name: string) => sql`${slot(name)}::jsonb`;
+/**
+ * The records parameter `name` (JSON text) as `json`, read by json_to_recordset: the text is only
+ * scanned, where `::jsonb` parsed it into a binary document (keys sorted, numbers to numeric) that
+ * jsonb_to_recordset then read back. The same values come out (a jsonb column's object is parsed
+ * from its text either way): the ingest's records cost PostgreSQL ~7% less to read (a batch's
+ * insert 3.36 → 3.13 ms, its update 1.79 → 1.70 ms).
+ */
+const jsonSlot = (name: string) => sql`${slot(name)}::json`;
 
 // Ingest's statements, built once: each batch runs them in its own transaction.
 const lockStatement = sharedStatement(
   () => sql`insert into channels as ch (tenant_id, platform, channel_id)
-              select distinct ${slot('tenantId')}, r.p, r.c from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text)
+              select distinct ${slot('tenantId')}, r.p, r.c from json_to_recordset(${jsonSlot('records')}) as r(p text, c text)
               order by 2, 3
             on conflict (tenant_id, platform, channel_id) do update set name = ch.name where false`,
 );
 
 const loadMessagesStatement = sharedStatement<MessageRow & { search_text: string | null }>(
   () => sql`with found as materialized (
-              select m.* from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text, id text)
+              select m.* from json_to_recordset(${jsonSlot('records')}) as r(p text, c text, id text)
               cross join lateral (select ${MESSAGE_COLUMNS}, search_text from channel_messages
                 where tenant_id = ${slot('tenantId')} and platform = r.p and channel_id = r.c and message_id = r.id) m
             )
@@ -55,7 +61,7 @@ const replyChainsStatement = sharedStatement<{
 }>(
   () => sql`with recursive chain(platform, channel_id, message_id, reply_to_id, lane_key, depth) as (
               select m.platform, m.channel_id, m.message_id, m.reply_to_id, m.lane_key, 1
-                from jsonb_to_recordset(${jsonSlot('records')}) as r(p text, c text, id text)
+                from json_to_recordset(${jsonSlot('records')}) as r(p text, c text, id text)
                 join channel_messages m on m.tenant_id = ${slot('tenantId')} and m.platform = r.p
                  and m.channel_id = r.c and m.message_id = r.id
               union all
@@ -75,7 +81,7 @@ const epochAt = (column: string) =>
 
 /**
  * A column the records parameter leaves out when it holds its default (messageRecord): the default
- * again. An empty jsonb or a false costs jsonb_to_recordset as much as a text to convert.
+ * again. An empty jsonb or a false costs json_to_recordset as much as a text to convert.
  */
 const orDefault = (column: string, value: string) => sql.raw(`coalesce(r.${column}, ${value})`);
 const IS_BOT = orDefault('author_is_bot', 'false');
@@ -86,7 +92,7 @@ const IS_PLACEHOLDER = orDefault('is_placeholder', 'false');
 const METADATA = orDefault('metadata', `'{}'::jsonb`);
 const REACTION_STATE = orDefault('reaction_state', `'{}'::jsonb`);
 
-/** A message's row as jsonb_to_recordset reads it from the records parameter. */
+/** A message's row as json_to_recordset reads it from the records parameter. */
 const MESSAGE_RECORD = sql.raw(`r(platform text, channel_id text, message_id text, thread_id text,
           reply_to_id text, topic_id text, lane_key text, ts float8, author_id text, author_name text,
           author_is_bot boolean, text text, search_text text, reactions jsonb, media jsonb, reply_count int, last_reply_ts float8,
@@ -124,7 +130,7 @@ const UPDATE_ON_CONFLICT = sql`
  * would probe the primary key a second time per row (the read did) and insert speculatively.
  */
 const insertNewMessagesStatement = sharedStatement(() =>
-  insertMessages(sql`from jsonb_to_recordset(${jsonSlot('records')}) as ${MESSAGE_RECORD}`),
+  insertMessages(sql`from json_to_recordset(${jsonSlot('records')}) as ${MESSAGE_RECORD}`),
 );
 
 /** Every column of a stored message but its text and search_text (the tsvector's source), from records `r`. */
@@ -147,7 +153,7 @@ const isStoredRow = (alias: string) =>
  * then for the update). A row gone since the read (retention) is inserted again, as the upsert did.
  */
 const updateStoredMessagesStatement = sharedStatement(
-  () => sql`with r as materialized (select * from jsonb_to_recordset(${jsonSlot('records')}) as ${MESSAGE_RECORD}),
+  () => sql`with r as materialized (select * from json_to_recordset(${jsonSlot('records')}) as ${MESSAGE_RECORD}),
         kept as (
           update channel_messages m set ${SET_STATE_COLUMNS}
           from r where not r.text_changed and ${isStoredRow('m')}
@@ -175,7 +181,7 @@ const upsertChannelsStatement = sharedStatement(
         select ${slot('tenantId')}, r.platform, r.channel_id, r.name, r.kind,
           case when r.first_ts is null then null else to_timestamp(r.first_ts / 1000.0) end,
           case when r.last_ts is null then null else to_timestamp(r.last_ts / 1000.0) end
-        from jsonb_to_recordset(${jsonSlot('records')}) as r(platform text, channel_id text, name text, kind text,
+        from json_to_recordset(${jsonSlot('records')}) as r(platform text, channel_id text, name text, kind text,
           first_ts float8, last_ts float8)
         on conflict (tenant_id, platform, channel_id) do update set
           name = coalesce(excluded.name, channels.name), kind = coalesce(excluded.kind, channels.kind),
@@ -187,7 +193,7 @@ const upsertChannelsStatement = sharedStatement(
 
 const recordEventIdsStatement = sharedStatement<{ event_id: string }>(
   () => sql`insert into ingest_events (tenant_id, source, event_id, received_at)
-            select ${slot('tenantId')}, ${slot('source')}, x, ${slot('at')}::timestamptz from jsonb_array_elements_text(${jsonSlot('records')}) as x
+            select ${slot('tenantId')}, ${slot('source')}, x, ${slot('at')}::timestamptz from json_array_elements_text(${jsonSlot('records')}) as x
             on conflict do nothing returning event_id`,
 );
 
@@ -210,9 +216,9 @@ const isEmpty = (value: object) => {
 
 /**
  * A message as the records parameter carries it (times as epoch milliseconds). A null column is
- * left out (jsonb_to_recordset reads a missing key as null), and so is a column at its default
+ * left out (json_to_recordset reads a missing key as null), and so is a column at its default
  * (false, 0, an empty jsonb), which the statements put back: most of a row's columns are one or
- * the other, and jsonb_to_recordset's cost follows the keys it converts (a batch's records: 57 →
+ * the other, and json_to_recordset's cost follows the keys it converts (a batch's records: 57 →
  * 26 kB, PostgreSQL's parse of them ~3 → ~1.2 ms).
  */
 function messageRecord(m: MessageState, searchText: string | null) {
