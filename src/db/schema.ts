@@ -90,6 +90,7 @@ export const channels = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.platform, t.channelId] })],
 );
 
+/** Its pages are filled to 90% (fillfactor, migration 0025; drizzle does not model it). */
 export const channelMessages = pgTable(
   'channel_messages',
   {
