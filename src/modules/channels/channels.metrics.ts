@@ -20,9 +20,17 @@ export function createIngestMetrics(registry: Registry) {
   return {
     /** `platformOf` gives the platform of the batch's event at an index. */
     observe(results: readonly IngestItemResult[], platformOf: (index: number) => string): void {
+      // Summed per series first: a batch's events fall in a few (platform, outcome) series, and
+      // each inc with labels hashes them.
+      const sums = new Map<string, { platform: string; outcome: IngestItemResult['outcome']; n: number }>();
       for (const item of results) {
-        events.inc({ platform: platformLabel(platformOf(item.index)), outcome: item.outcome });
+        const platform = platformLabel(platformOf(item.index));
+        const key = `${platform}\u0000${item.outcome}`;
+        const sum = sums.get(key);
+        if (sum) sum.n += 1;
+        else sums.set(key, { platform, outcome: item.outcome, n: 1 });
       }
+      for (const { platform, outcome, n } of sums.values()) events.inc({ platform, outcome }, n);
     },
   };
 }
