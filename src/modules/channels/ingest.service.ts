@@ -88,12 +88,23 @@ function eventIdsOf(events: ChannelEvent[]) {
   return { duplicateByEventId, bySource };
 }
 
-/** One group per channel, ordered by key: locked in a fixed order so two batches cannot deadlock. */
+/**
+ * One group per channel, ordered by key: locked in a fixed order so two batches cannot deadlock.
+ * `groupAt[i]` is event i's group (looked up once: the steps after read it by index).
+ */
 function groupByChannel(events: ChannelEvent[], estimate: (text: string) => number) {
-  const groups = new Map<string, ChannelGroup>();
-  events.forEach((event, index) => {
-    const key = channelKey(event.platform, event.channel_id);
-    let group = groups.get(key);
+  // By platform, then channel id: no key string to build and hash per event.
+  const byPlatform = new Map<string, Map<string, ChannelGroup>>();
+  const all: ChannelGroup[] = [];
+  const groupAt: ChannelGroup[] = new Array<ChannelGroup>(events.length);
+  for (let index = 0; index < events.length; index += 1) {
+    const event = events[index]!;
+    let channels = byPlatform.get(event.platform);
+    if (!channels) {
+      channels = new Map();
+      byPlatform.set(event.platform, channels);
+    }
+    let group = channels.get(event.channel_id);
     if (!group) {
       group = {
         platform: event.platform,
@@ -105,24 +116,30 @@ function groupByChannel(events: ChannelEvent[], estimate: (text: string) => numb
         relanes: [],
         channel: { platform: event.platform, channelId: event.channel_id },
       };
-      groups.set(key, group);
+      channels.set(event.channel_id, group);
+      all.push(group);
     }
+    groupAt[index] = group;
     group.indexes.push(index);
     if (event.channel?.name) group.channel.name = event.channel.name;
     if (event.channel?.kind) group.channel.kind = event.channel.kind;
-  });
-  const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
-  const groupOf: GroupOf = (platform, channelId) => groups.get(channelKey(platform, channelId))!;
-  return { groupOf, ordered };
+  }
+  const ordered = all
+    .map((g) => ({ key: channelKey(g.platform, g.channelId), g }))
+    .sort(({ key: a }, { key: b }) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(({ g }) => g);
+  const groupOf: GroupOf = (platform, channelId) => byPlatform.get(platform)!.get(channelId)!;
+  return { groupOf, groupAt, ordered };
 }
 
 /** The text each edited or deleted message had before this batch (what a summary may quote). */
-function textsBeforeChange(events: ChannelEvent[], groupOf: GroupOf): Map<string, string> {
+function textsBeforeChange(events: ChannelEvent[], groupAt: ChannelGroup[]): Map<string, string> {
   const before = new Map<string, string>();
-  for (const event of events) {
+  for (let i = 0; i < events.length; i += 1) {
+    const event = events[i]!;
     if (event.type !== 'message.edited' && event.type !== 'message.deleted') continue;
     const key = messageKey(event.platform, event.channel_id, event.message_id);
-    const row = groupOf(event.platform, event.channel_id).ctx.messages.get(event.message_id);
+    const row = groupAt[i]!.ctx.messages.get(event.message_id);
     if (!before.has(key) && row && !row.isPlaceholder) before.set(key, row.text);
   }
   return before;
@@ -142,12 +159,10 @@ function widenSpan(channel: ChannelUpsert, ts: number): void {
 }
 
 /** The state machine over the batch in order; each item reports the lane its message ended in. */
-function applyBatch(events: ChannelEvent[], groupOf: GroupOf, duplicateByEventId: Set<number>) {
-  const groups: (ChannelGroup | undefined)[] = [];
+function applyBatch(events: ChannelEvent[], groupAt: ChannelGroup[], duplicateByEventId: Set<number>) {
   const results = events.map((event, index): IngestItemResult => {
     if (duplicateByEventId.has(index)) return duplicateItem(index, event);
-    const group = groupOf(event.platform, event.channel_id);
-    groups[index] = group;
+    const group = groupAt[index]!;
     const applied = applyChannelEvent(group.ctx, event);
     for (const id of applied.touched) group.touched.add(id);
     for (const relane of applied.relanes) group.relanes.push(relane);
@@ -167,8 +182,7 @@ function applyBatch(events: ChannelEvent[], groupOf: GroupOf, duplicateByEventId
   });
   // Lanes may have moved after an item was applied (a late parent): report where they ended.
   for (const item of results) {
-    const group = groups[item.index] ?? groupOf(events[item.index]!.platform, events[item.index]!.channel_id);
-    const lane = group.ctx.messages.get(item.message_id)?.laneKey;
+    const lane = groupAt[item.index]!.ctx.messages.get(item.message_id)?.laneKey;
     if (lane) item.lane_key = lane;
   }
   return results;
@@ -178,7 +192,7 @@ function applyBatch(events: ChannelEvent[], groupOf: GroupOf, duplicateByEventId
 function changedMessages(
   events: ChannelEvent[],
   results: IngestItemResult[],
-  groupOf: GroupOf,
+  groupAt: ChannelGroup[],
   before: Map<string, string>,
 ): ChangedMessage[] {
   return results
@@ -188,7 +202,7 @@ function changedMessages(
     )
     .map((item) => {
       const { platform, channel_id: channelId } = events[item.index]!;
-      const state = groupOf(platform, channelId).ctx.messages.get(item.message_id);
+      const state = groupAt[item.index]!.ctx.messages.get(item.message_id);
       return {
         platform,
         channelId,
@@ -239,11 +253,11 @@ export function createIngestService(deps: {
   ): Promise<IngestResult> {
     const estimate = (text: string) => estimates.get(text) ?? estimator.text(text);
     const { duplicateByEventId, bySource } = eventIdsOf(events);
-    const { groupOf, ordered } = groupByChannel(events, estimate);
+    const { groupOf, groupAt, ordered } = groupByChannel(events, estimate);
     await loadBatchRows(tenantId, events, { ordered, groupOf, bySource, duplicateByEventId }, tx);
-    const before = textsBeforeChange(events, groupOf);
-    const results = applyBatch(events, groupOf, duplicateByEventId);
-    const changed = changedMessages(events, results, groupOf, before);
+    const before = textsBeforeChange(events, groupAt);
+    const results = applyBatch(events, groupAt, duplicateByEventId);
+    const changed = changedMessages(events, results, groupAt, before);
     await writeBatch(tenantId, ordered, changed, tx);
     const counts = noCounts();
     for (const item of results) counts[item.outcome] += 1;
