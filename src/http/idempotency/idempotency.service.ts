@@ -9,14 +9,40 @@ export function requestHash(value: unknown): string {
   return createHash('sha256').update(stableStringify(value)).digest('hex');
 }
 
-/** JSON with object keys sorted, so equal values hash equally. */
-function stableStringify(value: unknown): string {
+/** What JSON.stringify escapes in a string (lone surrogates among the surrogates). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, without the call for one that needs no escape (most). */
+const quote = (text: string) => (ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`);
+
+/**
+ * JSON with object keys sorted (by code unit, as `<` orders them), so equal values hash equally;
+ * undefined members are left out, an undefined or unserializable item is null. Written into one
+ * string (no entry pairs, filtered and mapped copies per object: a batch of 100 events has ~200).
+ */
+export function stableStringify(value: unknown): string {
+  if (typeof value === 'string') return quote(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) out += ',';
+      // A hole stays empty, as map and join leave it.
+      if (i in value) out += stableStringify(value[i]);
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    if (out.length > 1) out += ',';
+    out += `${quote(key)}:${stableStringify(member)}`;
+  }
+  return `${out}}`;
 }
 
 interface IdempotentResult<T> {
