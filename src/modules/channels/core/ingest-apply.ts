@@ -137,16 +137,17 @@ function rowFor(
   return m;
 }
 
-/** The row an edit, delete or reaction applies to. */
+/** The row an edit, delete or reaction applies to; `at` is the event's time, parsed by the caller. */
 const ensure = (
   ctx: ApplyContext,
   event: Exclude<ChannelEvent, { type: 'message.created' }>,
+  at: number,
   touched: string[],
 ) =>
   rowFor(
     ctx,
     { platform: event.platform, channelId: event.channel_id, messageId: event.message_id },
-    ms(event.message_ts ?? event.ts),
+    event.message_ts == null ? at : ms(event.message_ts),
     touched,
   );
 
@@ -294,7 +295,7 @@ function applyEdit(
   const at = ms(event.ts);
   // An edit before the create makes a plain placeholder: the create brings the placement (a
   // placeholder laned under a parent that has no row would keep its replies out of the chain).
-  const m = ensure(ctx, event, touched);
+  const m = ensure(ctx, event, at, touched);
   if (m.deletedAt !== null) return { outcome: 'ignored', reason: 'the message is deleted' };
   // Text and media converge apart, each to its newest edit (an edit without media keeps the
   // media). At equal times the greater value wins, so arrival order never decides.
@@ -328,8 +329,8 @@ function applyDelete(
   event: Extract<ChannelEvent, { type: 'message.deleted' }>,
   touched: string[],
 ): Pick<ApplyResult, 'outcome' | 'reason'> {
-  const m = ensure(ctx, event, touched);
   const at = ms(event.ts);
+  const m = ensure(ctx, event, at, touched);
   if (m.deletedAt !== null) {
     // The earliest delete time is kept, whichever delete arrived first.
     if (at < m.deletedAt) {
@@ -358,9 +359,10 @@ function applyReaction(
   event: Extract<ChannelEvent, { type: 'reaction.added' | 'reaction.removed' }>,
   touched: string[],
 ): Pick<ApplyResult, 'outcome' | 'reason'> {
-  const m = ensure(ctx, event, touched);
+  const at = ms(event.ts);
+  const m = ensure(ctx, event, at, touched);
   if (m.deletedAt !== null) return { outcome: 'ignored', reason: 'the message is deleted' };
-  const { changed, ...result } = applyReactionTo(m, event, ms(event.ts));
+  const { changed, ...result } = applyReactionTo(m, event, at);
   if (changed) touched.push(m.messageId);
   return result;
 }
