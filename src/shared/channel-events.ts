@@ -213,13 +213,14 @@ const CREATED = 1;
 const EDITED = 2;
 const DELETED = 3;
 const REACTION = 4;
-const KINDS: Record<string, number> = {
-  'message.created': CREATED,
-  'message.edited': EDITED,
-  'message.deleted': DELETED,
-  'reaction.added': REACTION,
-  'reaction.removed': REACTION,
-};
+/** A Map, not an object literal: a type named like an Object.prototype member must find nothing. */
+const KINDS = new Map<unknown, number>([
+  ['message.created', CREATED],
+  ['message.edited', EDITED],
+  ['message.deleted', DELETED],
+  ['reaction.added', REACTION],
+  ['reaction.removed', REACTION],
+]);
 
 /**
  * One event: 1 when it is valid as it is, 2 when it may be valid with media or metadata (zod
@@ -227,7 +228,7 @@ const KINDS: Record<string, number> = {
  */
 function checkEvent(event: unknown): 0 | 1 | 2 {
   if (!isRecord(event)) return 0;
-  const kind = typeof event.type === 'string' ? KINDS[event.type] : undefined;
+  const kind = KINDS.get(event.type);
   if (kind === undefined) return 0;
   let required = 0;
   let copy: 1 | 2 = 1;

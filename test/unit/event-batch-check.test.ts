@@ -119,6 +119,12 @@ const oddValues: unknown[] = [
   'reaction.removed',
   'message.other',
   'dm',
+  // Names an object literal would find on Object.prototype.
+  'constructor',
+  'toString',
+  '__proto__',
+  'hasOwnProperty',
+  'valueOf',
 ];
 const fields = [
   'type',
