@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { createTableStatisticsRepository } from '../../src/modules/channels/table-statistics.repository.js';
-import { at, ingest } from '../helpers/channel.js';
+import { at } from '../helpers/channel.js';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -34,11 +34,22 @@ describe('statistics of the tables ingest fills', () => {
     const statistics = createTableStatisticsRepository(ctx.deps.database.db);
     expect(await reltuples('channel_messages')).toBeLessThan(0);
     expect(await statistics.dueForAnalyze()).toContain('channel_messages');
-    await ingest(
-      t,
-      'C1',
-      Array.from({ length: 120 }, (_, i) => ({ message_id: `m${i}`, ts: at(i % 60), text: `line ${i}` })),
-    );
+    // In a caller's transaction (as POST /v1/events runs it): no check may start before the commit,
+    // or its ANALYZE (another connection) counts none of the batch's rows and the table is left
+    // "analyzed" with 0 tuples. The check is awaited inside the transaction to give it that chance.
+    const events = Array.from({ length: 120 }, (_, i) => ({
+      type: 'message.created' as const,
+      platform: 'slack',
+      channel_id: 'C1',
+      message_id: `m${i}`,
+      ts: at(i % 60),
+      author: { id: 'U1' },
+      text: `line ${i}`,
+    }));
+    await ctx.deps.database.db.transaction(async (tx) => {
+      await ctx.app.services.ingest.ingest({ tenantId: t.tenantId, events }, tx);
+      await ctx.app.services.ingestStatistics.settled();
+    });
     await ctx.app.services.ingestStatistics.settled();
     expect(await reltuples('channel_messages')).toBeGreaterThanOrEqual(120);
     expect(await reltuples('ingest_events')).toBeGreaterThanOrEqual(0);

@@ -9,6 +9,7 @@ import { MAX_REPLY_HOPS } from './core/lanes.js';
 import type { TokenEstimator } from '../../shared/tokens.js';
 import { adaptPlatformPayload, type SupportedPlatform } from '../../platforms/index.js';
 import type { Db, Executor } from '../../db/client.js';
+import { afterCommit } from '../../db/retries.js';
 import type { ChannelsRepository, ChannelUpsert } from './channels.repository.js';
 import type { IngestStatistics } from './ingest-statistics.js';
 import type { MessageWrite } from './channel-ingest.repository.js';
@@ -352,7 +353,10 @@ export function createIngestService(deps: {
     const result = await (tx
       ? ingestInTx(tenantId, events, tx, estimates)
       : deps.db.transaction((t) => ingestInTx(tenantId, events, t, estimates)));
-    deps.statistics?.applied(events.length);
+    // The check (and the ANALYZE it may start on another connection) must see this batch: inside a
+    // caller's transaction it waits for that commit, else an ANALYZE could count none of its rows.
+    const applied = events.length;
+    afterCommit(tx ?? deps.db, () => deps.statistics?.applied(applied));
     for (const hook of ingestedHooks) hook({ tenantId, events });
     return result;
   }
