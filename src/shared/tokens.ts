@@ -110,10 +110,26 @@ const PIECE_AT = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'uy');
 const PIECE_COUNTS = new Map<string, number>();
 const PIECE_COUNTS_MAX = 20_000;
 
+/**
+ * Special tokens ("<|endoftext|>", "<|fim_prefix|>") are text here: a chat message may quote one,
+ * and the tokenizer's default (refuse them: it throws) failed ingest and the context call with a 500.
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+const tokenizerCount = (text: string) => countTokens(text, AS_TEXT);
+
+/**
+ * Longer pieces are counted in RUN_PIECE slices. LONG_RUN splits the runs of letters and of
+ * punctuation first; what is left that long is white space (`\s+`, `\s*[\r\n]+`), punctuation
+ * with a tail of newlines and slashes, whose BPE is as quadratic
+ * (200,000 spaces took ~30 s).
+ */
+const PIECE_CAP = 2 * RUN_PIECE;
+
 function pieceCount(piece: string, ascii: boolean): number {
   const known = PIECE_COUNTS.get(piece);
   if (known !== undefined) return known;
-  const count = (ascii ? countAsciiPiece(piece) : null) ?? countTokens(piece);
+  if (piece.length > PIECE_CAP) return slicedCount(piece);
+  const count = (ascii ? countAsciiPiece(piece) : null) ?? tokenizerCount(piece);
   if (piece.length <= RUN_PIECE) {
     if (PIECE_COUNTS.size >= PIECE_COUNTS_MAX) PIECE_COUNTS.clear();
     PIECE_COUNTS.set(piece, count);
@@ -121,7 +137,20 @@ function pieceCount(piece: string, ascii: boolean): number {
   return count;
 }
 
-/** o200k count of a text with no LONG_RUN (and no special token: see countWhole). */
+/** The tokenizer's counts of `run` in slices of RUN_PIECE characters (never inside a surrogate pair). */
+function slicedCount(run: string): number {
+  let total = 0;
+  for (let i = 0; i < run.length;) {
+    let end = Math.min(run.length, i + RUN_PIECE);
+    const code = run.charCodeAt(end - 1);
+    if (end < run.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
+    total += tokenizerCount(run.slice(i, end));
+    i = end;
+  }
+  return total;
+}
+
+/** o200k count of a text with no LONG_RUN, by its pieces. */
 function countPieces(value: string, ascii: boolean): number {
   let total = 0;
   if (ascii) {
@@ -158,12 +187,8 @@ function nonAsciiFrom(value: string, from: number): number {
   return value.length;
 }
 
-/**
- * o200k count of a text with no LONG_RUN, by its pieces; a text that may hold a special token
- * ("<|endoftext|>", which the tokenizer refuses) goes to the tokenizer whole.
- */
-const countWhole = (value: string, shape: number) =>
-  value.includes('<|') ? countTokens(value) : countPieces(value, (shape & NON_ASCII) === 0);
+/** o200k count of a text with no LONG_RUN, by its pieces. */
+const countWhole = (value: string, shape: number) => countPieces(value, (shape & NON_ASCII) === 0);
 
 /**
  * o200k count that stays linear: BPE over one pre-token is quadratic in its length (200,000 'x'
@@ -177,19 +202,11 @@ export function bpeCount(value: string): number {
   let total = 0;
   let last = 0;
   for (const match of value.matchAll(LONG_RUN)) {
-    if (match.index > last) total += countTokens(value.slice(last, match.index));
-    const run = match[0];
-    for (let i = 0; i < run.length;) {
-      let end = Math.min(run.length, i + RUN_PIECE);
-      // Never split a surrogate pair.
-      const code = run.charCodeAt(end - 1);
-      if (end < run.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
-      total += countTokens(run.slice(i, end));
-      i = end;
-    }
-    last = match.index + run.length;
+    if (match.index > last) total += countPieces(value.slice(last, match.index), false);
+    total += slicedCount(match[0]);
+    last = match.index + match[0].length;
   }
-  if (last < value.length) total += countTokens(value.slice(last));
+  if (last < value.length) total += countPieces(value.slice(last), false);
   return total;
 }
 

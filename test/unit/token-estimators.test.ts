@@ -53,6 +53,40 @@ describe('bpeCount', () => {
     }
   });
 
+  it('counts special tokens as the text they are (the tokenizer refuses them by default)', () => {
+    const asText = { disallowedSpecial: new Set<string>() };
+    for (const text of [
+      'say <|endoftext|> now',
+      '<|endoftext|>',
+      'x <|fim_prefix|> y',
+      '<|foo|>',
+      'a<|endoftext|>' + 'b'.repeat(100),
+    ]) {
+      expect(bpeCount(text)).toBe(countTokens(text, asText));
+    }
+  });
+
+  it('counts any pre-token over 128 characters in 64-character slices, not by a BPE quadratic in it', () => {
+    const sliced = (run: string) => {
+      let total = 0;
+      for (let i = 0; i < run.length; i += 64) total += countTokens(run.slice(i, i + 64));
+      return total;
+    };
+    // White space, punctuation with a tail of newlines and slashes: one
+    // pre-token each (200,000 spaces took ~30 s whole).
+    for (const run of [
+      ' '.repeat(20_000),
+      '\n'.repeat(20_000),
+      ' \n'.repeat(5_000),
+      '=' + '\n/'.repeat(5_000),
+    ]) {
+      expect(run.match(new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu'))).toHaveLength(1);
+      expect(bpeCount(run)).toBe(sliced(run));
+    }
+    // Up to the cap a white-space run is counted whole.
+    expect(bpeCount(' '.repeat(128))).toBe(countTokens(' '.repeat(128)));
+  });
+
   it("splits ASCII text into o200k's pieces and counts them as the tokenizer counts the text", () => {
     const tricky = [
       "I'LL say it's DON'T won'T we'Re they'VE HELLOworld camelCase ABC's x'd",
