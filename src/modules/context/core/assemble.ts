@@ -120,9 +120,9 @@ export function assembleContext(input: AssembleInput): AssembleResult {
   }); // 10
 
   // Every retrieval candidate not in the payload, with the step that left it out.
-  const leftOut = leftOutReport([
-    ...(input.retrievalLeftOut ?? []),
-    ...assemblyLeftOut({
+  const leftOut = leftOutReport(
+    input.retrievalLeftOut ?? [],
+    assemblyLeftOut({
       retrieved: input.retrieved,
       laneKey: input.lane.laneKey,
       otherLaneMinScore: OTHER_LANE_MIN_SCORE,
@@ -131,7 +131,7 @@ export function assembleContext(input: AssembleInput): AssembleResult {
       sizes: view.retrievable.sizes,
       usedIds: packed.used.map((u) => u.id),
     }),
-  ]);
+  );
 
   return {
     payload,

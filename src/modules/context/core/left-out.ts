@@ -62,25 +62,42 @@ export interface LeftOutCandidate {
   tokens?: number;
 }
 
-/** The bounded report over every candidate left out. */
-export function leftOutReport(candidates: readonly LeftOutCandidate[]): LeftOut {
-  if (candidates.length === 0) return { counts: {}, items: [] };
+/** Whether `a` is listed before `b`: the better score, then (scores not ordered) the smaller id. */
+function listedBefore(a: LeftOutCandidate, b: LeftOutCandidate): boolean {
+  const d = b.score - a.score;
+  return d < 0 || (!(d > 0) && a.id < b.id);
+}
+
+/**
+ * The bounded report over every candidate left out: the counts over all, and the best-scored
+ * MAX_LEFT_OUT_ITEMS (ties by id, then in the order given) with their texts cut. The best are kept
+ * by insertion into a short sorted list, not a sort of every candidate (a call leaves out hundreds).
+ */
+export function leftOutReport(...lists: readonly (readonly LeftOutCandidate[])[]): LeftOut {
   const counts: Partial<Record<LeftOutReason, number>> = {};
-  for (const c of candidates) counts[c.reason] = (counts[c.reason] ?? 0) + 1;
-  const best = [...candidates]
-    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .slice(0, MAX_LEFT_OUT_ITEMS);
+  const best: LeftOutCandidate[] = [];
+  for (const list of lists) {
+    for (const c of list) {
+      counts[c.reason] = (counts[c.reason] ?? 0) + 1;
+      if (best.length === MAX_LEFT_OUT_ITEMS && !listedBefore(c, best[best.length - 1]!)) continue;
+      // After every one it does not go before: equal candidates keep the order given.
+      let at = best.length;
+      while (at > 0 && listedBefore(c, best[at - 1]!)) at -= 1;
+      if (best.length === MAX_LEFT_OUT_ITEMS) best.pop();
+      best.splice(at, 0, c);
+    }
+  }
+  return { counts, items: best.map(listedItem) };
+}
+
+function listedItem(c: LeftOutCandidate): LeftOutItem {
   return {
-    counts,
-    items: best.map((c) => ({
-      kind: c.kind,
-      id: c.id,
-      score: c.score,
-      reason: c.reason,
-      ...(c.tokens !== undefined ? { tokens: c.tokens } : {}),
-      excerpt:
-        c.text.length > LEFT_OUT_EXCERPT_CHARS ? `${c.text.slice(0, LEFT_OUT_EXCERPT_CHARS)}…` : c.text,
-    })),
+    kind: c.kind,
+    id: c.id,
+    score: c.score,
+    reason: c.reason,
+    ...(c.tokens !== undefined ? { tokens: c.tokens } : {}),
+    excerpt: c.text.length > LEFT_OUT_EXCERPT_CHARS ? `${c.text.slice(0, LEFT_OUT_EXCERPT_CHARS)}…` : c.text,
   };
 }
 
@@ -98,24 +115,29 @@ export function assemblyLeftOut(params: {
   sizes: readonly number[];
   usedIds: readonly string[];
 }): LeftOutCandidate[] {
-  const { retrieved } = params;
+  const { retrieved, laneKey, otherLaneMinScore } = params;
   if (retrieved.length === params.usedIds.length) return [];
   const eligible = new Set(params.eligible);
-  const candidate = new Map(params.candidates.map((c, i) => [c, params.sizes[i]!]));
+  const candidate = new Map<RetrievedItem, number>();
+  params.candidates.forEach((c, i) => candidate.set(c, params.sizes[i]!));
   const used = new Set(params.usedIds);
   const out: LeftOutCandidate[] = [];
   for (const item of retrieved) {
     if (used.has(item.id)) continue;
-    const base = { kind: item.kind, id: item.id, score: item.score, text: item.text };
+    let reason: LeftOutReason;
+    let tokens: number | undefined;
     if (!eligible.has(item)) {
-      const otherLane =
-        Boolean(item.lane_key) && item.lane_key !== params.laneKey && item.score < params.otherLaneMinScore;
-      out.push({ ...base, reason: otherLane ? 'other_lane' : 'already_shown' });
+      const otherLane = Boolean(item.lane_key) && item.lane_key !== laneKey && item.score < otherLaneMinScore;
+      reason = otherLane ? 'other_lane' : 'already_shown';
     } else if (!candidate.has(item)) {
-      out.push({ ...base, reason: 'in_view' });
+      reason = 'in_view';
     } else {
-      out.push({ ...base, reason: 'did_not_fit', tokens: candidate.get(item)! });
+      reason = 'did_not_fit';
+      tokens = candidate.get(item)!;
     }
+    const c: LeftOutCandidate = { kind: item.kind, id: item.id, score: item.score, text: item.text, reason };
+    if (tokens !== undefined) c.tokens = tokens;
+    out.push(c);
   }
   return out;
 }
