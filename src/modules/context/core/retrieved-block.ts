@@ -43,7 +43,9 @@ const SHORT_TIMES = new Map<string, string>();
 const SHORT_TIMES_MAX = 10_000;
 
 /** "2023-05-08T13:56:03.000Z" → "2023-05-08 13:56" (UTC); anything unparseable is kept as given. */
-function shortTime(value: string): string {
+export function shortTime(value: string): string {
+  // Most times are written by toISOString already: cut, not parsed (nor hashed for the memo).
+  if (isCanonicalIsoTime(value)) return `${value.slice(0, 10)} ${value.slice(11, 16)}`;
   const known = SHORT_TIMES.get(value);
   if (known !== undefined) return known;
   const ms = Date.parse(value);
@@ -51,6 +53,33 @@ function shortTime(value: string): string {
   if (SHORT_TIMES.size >= SHORT_TIMES_MAX) SHORT_TIMES.clear();
   SHORT_TIMES.set(value, short);
   return short;
+}
+
+const DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
+const twoDigits = (value: string, at: number) =>
+  (value.charCodeAt(at) - 48) * 10 + value.charCodeAt(at + 1) - 48;
+
+/**
+ * Whether `value` is what toISOString writes for a year 0000–9999 ("YYYY-MM-DDTHH:MM:SS.sssZ", a
+ * day the month has): then it reads back as itself, and its short time is its first 16 characters.
+ * Date.parse also takes days past the month's end and hour 24, which toISOString writes otherwise.
+ */
+function isCanonicalIsoTime(value: string): boolean {
+  if (value.length !== 24) return false;
+  if (value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':') return false;
+  if (value[16] !== ':' || value[19] !== '.' || value[23] !== 'Z') return false;
+  for (const at of DIGITS) {
+    const c = value.charCodeAt(at);
+    if (c < 48 || c > 57) return false;
+  }
+  const year = twoDigits(value, 0) * 100 + twoDigits(value, 2);
+  const month = twoDigits(value, 5);
+  const day = twoDigits(value, 8);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days =
+    month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return day <= days && twoDigits(value, 11) < 24 && twoDigits(value, 14) < 60 && twoDigits(value, 17) < 60;
 }
 
 export const RETRIEVED_LABEL = {
