@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { renderDataBlock } from '../../src/modules/context/core/context-blocks.js';
 import { createTokenEstimator } from '../../src/shared/tokens.js';
 import { renderedTokens } from '../../src/shared/text-cost.js';
+import { jsonOf } from '../../src/shared/json-text.js';
 import { safeJson } from '../../src/modules/context/core/context-blocks.js';
 import {
   buildChannelSnapshot,
@@ -242,6 +243,7 @@ describe('snapshot budget (issue 15)', () => {
     // What stays is the nearest: the tail of the full window, anchor untouched.
     expect(fitted.adjacent).toEqual(full.adjacent.slice(full.adjacent.length - fitted.adjacent.length));
     expect(fitted.anchor).toEqual(full.anchor);
+    expect(jsonOf(fitted)).toBe(JSON.stringify(fitted));
   });
 
   it('an anchor too long for the budget is cut; a small snapshot is left as it is', () => {
@@ -255,6 +257,7 @@ describe('snapshot budget (issue 15)', () => {
     });
     expect(rendered(fitted)).toBeLessThanOrEqual(1_500);
     expect(fitted.anchor.text.endsWith('…')).toBe(true);
+    expect(jsonOf(fitted)).toBe(JSON.stringify(fitted));
     expect(fitted.adjacent.map((m) => m.message_id)).toEqual(['m2', 'm1']);
     const small = { channel, anchor: msg('a', 0), adjacent: [msg('m1', 1)], repliesLastHour: new Map() };
     expect(buildChannelSnapshot({ ...small, budget })).toEqual(buildChannelSnapshot(small));
@@ -283,6 +286,8 @@ describe('snapshot budget (issue 15)', () => {
       anchor.text.length + snapshot.adjacent.reduce((s, a) => s + a.snippet.length, 0),
     );
     const json = safeJson(snapshot);
+    // The JSON remembered from fitting is the snapshot's, byte for byte.
+    expect(jsonOf(snapshot)).toBe(JSON.stringify(snapshot));
     const counted = estimator.text(json);
     const estimated = renderedTokens(json.length, textCost!);
     expect(Math.abs(estimated / counted - 1)).toBeLessThan(0.15);

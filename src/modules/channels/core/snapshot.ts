@@ -5,6 +5,7 @@ import type { MessageState } from './ingest-apply.js';
 import { cutToBudget, snippet } from '../../../shared/text-cut.js';
 import { addTextCost, renderedTokens, shownTokens, type TextCost } from '../../../shared/text-cost.js';
 import { isoTime } from '../../../shared/iso-time.js';
+import { rememberJson } from '../../../shared/json-text.js';
 
 const SNAPSHOT_SCHEMA_VERSION = '1.0';
 export const DEFAULT_ADJACENT_COUNT = 20;
@@ -163,11 +164,11 @@ export function channelSnapshotOf(input: SnapshotInput): {
     ? fitSnapshot(
         full,
         input.budget.tokens,
-        (value, m, shown) =>
+        (json, m, shown) =>
           // Measured as rendered: "<", ">" and "&" become \u escapes in the block (docs/assembly.md).
           stored
-            ? renderedTokens(renderedLength(value), { chars: shown.length, tokens: textTokens(m, shown) })
-            : input.budget!.estimate(JSON.stringify(value).replace(/[<>&]/g, '\\u003c')) + 1,
+            ? renderedTokens(renderedLength(json), { chars: shown.length, tokens: textTokens(m, shown) })
+            : input.budget!.estimate(json.replace(/[<>&]/g, '\\u003c')) + 1,
         anchor,
         before,
       )
@@ -185,9 +186,8 @@ export function channelSnapshotOf(input: SnapshotInput): {
 
 const UNSAFE_CHAR = /[<>&]/;
 
-/** Length of a value's JSON as rendered (the \u escapes of "<", ">" and "&" are 6 characters). */
-function renderedLength(value: unknown): number {
-  const json = JSON.stringify(value);
+/** Length of JSON as rendered (the \u escapes of "<", ">" and "&" are 6 characters). */
+function renderedLength(json: string): number {
   if (!UNSAFE_CHAR.test(json)) return json.length;
   let escapes = 0;
   for (let i = 0; i < json.length; i += 1) {
@@ -197,32 +197,42 @@ function renderedLength(value: unknown): number {
   return json.length + 5 * escapes;
 }
 
+/** How the JSON of a snapshot without adjacent messages ends (`adjacent` is its last key). */
+const EMPTY_ADJACENT_END = '"adjacent":[]}';
+
 /**
  * The snapshot within `tokens` (`size` of a part: its JSON, the message it shows and that message's
  * text as shown): the anchor's text is cut to at most ANCHOR_TEXT_SHARE of the budget when longer
  * (with "…"; the full text is one channel_messages call away), then adjacent messages are dropped
- * oldest first until the rest fits. Each part is measured once and summed: the JSON separators make
- * the sum an upper bound within a few tokens.
+ * oldest first until the rest fits. Each part is stringified and measured once and summed: the JSON
+ * separators make the sum an upper bound within a few tokens. The parts' JSON joined is the
+ * snapshot's, remembered for its block (safeJson) so it is not stringified again.
  */
 function fitSnapshot(
   snapshot: ChannelSnapshot,
   tokens: number,
-  size: (value: unknown, message: SnapshotMessage, shown: string) => number,
+  size: (json: string, message: SnapshotMessage, shown: string) => number,
   anchorMessage: SnapshotMessage,
   adjacentMessages: readonly SnapshotMessage[],
 ): ChannelSnapshot {
   let anchor = snapshot.anchor;
   const anchorRoom = Math.floor(tokens * ANCHOR_TEXT_SHARE);
-  if (size(anchor.text, anchorMessage, anchor.text) > anchorRoom) {
-    const cut = cutToBudget(anchor.text, anchorRoom, (t) => size(t, anchorMessage, t));
+  if (size(JSON.stringify(anchor.text), anchorMessage, anchor.text) > anchorRoom) {
+    const cut = cutToBudget(anchor.text, anchorRoom, (t) => size(JSON.stringify(t), anchorMessage, t));
     anchor = { ...anchor, text: cut ?? '' };
   }
-  let total = size({ ...snapshot, anchor, adjacent: [] }, anchorMessage, anchor.text);
-  const sizes = snapshot.adjacent.map((a, i) => size(a, adjacentMessages[i]!, a.snippet));
+  const head = JSON.stringify({ ...snapshot, anchor, adjacent: [] });
+  let total = size(head, anchorMessage, anchor.text);
+  const parts = snapshot.adjacent.map((a) => JSON.stringify(a));
+  const sizes = snapshot.adjacent.map((a, i) => size(parts[i]!, adjacentMessages[i]!, a.snippet));
   total += sizes.reduce((a, b) => a + b, 0);
   let from = 0;
   while (from < sizes.length && total > tokens) total -= sizes[from++]!;
-  return { ...snapshot, anchor, adjacent: snapshot.adjacent.slice(from) };
+  const fitted = { ...snapshot, anchor, adjacent: snapshot.adjacent.slice(from) };
+  if (head.endsWith(EMPTY_ADJACENT_END)) {
+    rememberJson(fitted, `${head.slice(0, -3)}[${parts.slice(from).join(',')}]}`);
+  }
+  return fitted;
 }
 
 /** The window for replies_last_1h: (anchor − 1 h, anchor]. */

@@ -1,6 +1,7 @@
 // Renders untrusted material (docs/design.md §6.12b) into labelled, delimited text blocks: a header line
 // saying where it came from and that it is data, then JSON with "<" escaped so no stored text can
 // close the delimiter or open a tag of its own.
+import { jsonOf } from '../../../shared/json-text.js';
 
 export interface BlockLabel {
   /** Tag name, e.g. channel_snapshot. */
@@ -15,7 +16,7 @@ export interface BlockLabel {
  * escapes: still valid JSON, never a tag.
  */
 export function safeJson(value: unknown): string {
-  const json = JSON.stringify(value);
+  const json = jsonOf(value);
   // Most text holds none of the three: one scan, and no copy.
   return UNSAFE_CHAR.test(json) ? json.replace(UNSAFE_CHARS, (c) => ESCAPED[c]!) : json;
 }
