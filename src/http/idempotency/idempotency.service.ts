@@ -54,6 +54,9 @@ interface IdempotentResult<T> {
 /** Stores a reply inside the transaction of the write it answers (on the database when none). */
 export type RecordReply<T> = (result: { statusCode: number; body: T }, tx?: Executor) => Promise<void>;
 
+/** A write without a key records nothing. */
+const RECORD_NOTHING: RecordReply<unknown> = async () => {};
+
 export function createIdempotencyService(db: Executor) {
   const records = createIdempotencyRepository(db);
   async function runRecorded<T>(
@@ -61,7 +64,7 @@ export function createIdempotencyService(db: Executor) {
     work: (record: RecordReply<T>) => Promise<{ statusCode: number; body: T }>,
   ): Promise<IdempotentResult<T>> {
     const { tenantId, scope, key } = params;
-    if (!key) return { ...(await work(async () => {})), replayed: false };
+    if (!key) return { ...(await work(RECORD_NOTHING)), replayed: false };
     const hash = requestHash(params.request);
     const lookup = async () => {
       const row = await records.find({ tenantId, scope, key });

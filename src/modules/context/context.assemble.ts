@@ -35,11 +35,10 @@ export function createTurnAssembler(deps: {
     reads: TurnReads,
     message: unknown,
   ): Promise<AssembleResult> {
-    const assemble = (channelContext: TurnReads['channelContext']) =>
-      assembleContext(assembleInput(facts, turn, reads, message, channelContext));
-    let result = assemble(reads.channelContext);
+    let result = assembleContext(assembleInput(facts, turn, reads, message, reads.channelContext));
     if (result.reattachChannelContext && turn.canAttachChannelContext) {
-      result = assemble(await reads.loadChannelContext());
+      const channelContext = await reads.loadChannelContext();
+      result = assembleContext(assembleInput(facts, turn, reads, message, channelContext));
     }
     result.notes.push(
       ...(reads.retrievalNote ? [reads.retrievalNote] : []),

@@ -52,7 +52,7 @@ export function withContextMetrics(context: ContextService, metrics: ContextMetr
       let budget: { components: BudgetComponents; cost?: CostReport } | undefined;
       const result = await context.assemble({
         ...params,
-        encode: (reply, payloadText) => {
+        encode(reply, payloadText) {
           budget = reply.budget;
           return params.encode(reply, payloadText);
         },

@@ -140,7 +140,9 @@ export function createContextService(deps: {
       model: facts.model,
       now: reads.now,
       callerTools: facts.callerTools,
-      onCommit: (tx, seq) => params.beforeCommit?.(tx, wire.reply(seq)) ?? Promise.resolve(),
+      onCommit(tx, seq) {
+        return params.beforeCommit?.(tx, wire.reply(seq)) ?? Promise.resolve();
+      },
     }).then((appended) => appended.entries[0]!);
     return wire.reply(userTurn.seq);
   }
@@ -175,7 +177,7 @@ export function createContextService(deps: {
               tenantId,
               sessionId,
               request,
-              beforeCommit: async (tx, committed) => {
+              async beforeCommit(tx, committed) {
                 body = encode(committed.reply, committed.payloadText);
                 await record({ statusCode: 200, body }, tx);
               },

@@ -191,23 +191,25 @@ export function replyOf(
   return {
     payloadText,
     sha256,
-    reply: (turnSeq: number | null): Assembled => ({
-      payloadText,
-      reply: {
-        payload,
-        format: params.format,
-        budget: result.budget,
-        compaction: params.compaction,
-        context: result.context,
-        attachments: result.attachments,
-        deferred_tools: result.deferred_tools,
-        notes: result.notes,
-        cache: result.cache,
-        turn_seq: turnSeq,
-        payload_sha256: sha256,
-        dry_run: params.dryRun,
-        ...(params.dryRun ? { left_out: result.left_out } : {}),
-      },
-    }),
+    reply(turnSeq: number | null): Assembled {
+      return {
+        payloadText,
+        reply: {
+          payload,
+          format: params.format,
+          budget: result.budget,
+          compaction: params.compaction,
+          context: result.context,
+          attachments: result.attachments,
+          deferred_tools: result.deferred_tools,
+          notes: result.notes,
+          cache: result.cache,
+          turn_seq: turnSeq,
+          payload_sha256: sha256,
+          dry_run: params.dryRun,
+          ...(params.dryRun ? { left_out: result.left_out } : {}),
+        },
+      };
+    },
   };
 }

@@ -158,8 +158,6 @@ export function channelSnapshotOf(input: SnapshotInput): {
     })),
   };
   const stored = [anchor, ...before].every((m) => m.tokenEstimate !== undefined);
-  const textTokens = (m: SnapshotMessage, shown: string) =>
-    shownTokens({ text: m.text, tokenEstimate: m.tokenEstimate ?? 0 }, shown);
   const snapshot = input.budget
     ? fitSnapshot(
         full,
@@ -182,6 +180,11 @@ export function channelSnapshotOf(input: SnapshotInput): {
   const kept = before.slice(before.length - snapshot.adjacent.length);
   snapshot.adjacent.forEach((a, i) => addTextCost(cost, a.snippet, textTokens(kept[i]!, a.snippet)));
   return { snapshot, textCost: cost };
+}
+
+/** A stored message's estimate for the part of its text shown. */
+function textTokens(m: SnapshotMessage, shown: string): number {
+  return shownTokens({ text: m.text, tokenEstimate: m.tokenEstimate ?? 0 }, shown);
 }
 
 const UNSAFE_CHAR = /[<>&]/;

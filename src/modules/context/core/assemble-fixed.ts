@@ -139,9 +139,13 @@ export function mandatoryRoom(
   let windowRoom = ceiling - mandatory - NOTES_RESERVE_TOKENS;
   let capRoom = limits.maxContextTokens ?? Number.POSITIVE_INFINITY;
   return {
-    left: () => Math.min(windowRoom, capRoom),
-    windowLeft: () => windowRoom,
-    take: (tokens) => {
+    left() {
+      return Math.min(windowRoom, capRoom);
+    },
+    windowLeft() {
+      return windowRoom;
+    },
+    take(tokens) {
       windowRoom -= tokens;
       capRoom -= tokens;
     },

@@ -10,13 +10,12 @@ import {
   RETRIEVAL_RESERVE_SHARE,
   VIEW_START_TEXT,
   type AssembleInput,
-  type ChannelContextInput,
   type RetrievedItem,
 } from './assemble.types.js';
 import { sumTokens } from './stable-estimator.js';
 import { RETRIEVED_LABEL, retrievedLine } from './retrieved-block.js';
 import { shownInView } from './shown-in-view.js';
-import { fitTurnContext, type ContextRecovery } from './turn-context.js';
+import { fitTurnContext } from './turn-context.js';
 import type { CurrentTurn, Room } from './assemble-fixed.js';
 
 /** Room for the opening user message a view that starts with an assistant turn needs. */
@@ -31,7 +30,12 @@ const VIEW_START_RESERVE = (estimator: TokenEstimator) =>
 export function retrievalSizer(input: AssembleInput, stable: TokenEstimator) {
   const header = stable.text(renderDataBlock(RETRIEVED_LABEL, {}));
   return {
-    wrapper: { header, groupSize: (key: string) => stable.text(safeJson({ [key]: [] })) },
+    wrapper: {
+      header,
+      groupSize(key: string) {
+        return stable.text(safeJson({ [key]: [] }));
+      },
+    },
     retrievalFor(shownIds: readonly string[]) {
       const known = new Set([...input.knownMessageIds, ...shownIds]);
       const eligible = input.retrieved.filter(
@@ -91,15 +95,16 @@ export function fitChannelContext(
   stable: TokenEstimator,
 ) {
   const contextRoom = room.left();
-  const fit = (channel: ChannelContextInput | null, recovery: ContextRecovery | null) =>
-    fitTurnContext({ input, channel, recovery, room: contextRoom, estimator: input.estimator, stable });
+  const fit = { input, room: contextRoom, estimator: input.estimator, stable };
   const carriedAt = input.lane.contextAttachedSeq ?? null;
-  let turnContext = fit(
-    carriedAt === null ? input.channelContext : null,
-    carriedAt === null && input.lane.compactedSinceAttach
-      ? { kind: 'compaction', sentSeqs: new Set(history.flatMap((m) => m.seqs)) }
-      : null,
-  );
+  let turnContext = fitTurnContext({
+    ...fit,
+    channel: carriedAt === null ? input.channelContext : null,
+    recovery:
+      carriedAt === null && input.lane.compactedSinceAttach
+        ? { kind: 'compaction', sentSeqs: new Set(history.flatMap((m) => m.seqs)) }
+        : null,
+  });
   let retrieval = sizer.retrievalFor(turnContext.shownIds);
   let firstKept: number | null = null;
   let leastCut = 0;
@@ -110,9 +115,10 @@ export function fitChannelContext(
     if (carriedAt >= (sent[0]?.seqs[0] ?? Number.POSITIVE_INFINITY)) {
       firstKept = cut;
     } else if (input.channelContext) {
-      turnContext = fit(input.channelContext, {
-        kind: 'truncation',
-        sentSeqs: new Set(sent.flatMap((m) => m.seqs)),
+      turnContext = fitTurnContext({
+        ...fit,
+        channel: input.channelContext,
+        recovery: { kind: 'truncation', sentSeqs: new Set(sent.flatMap((m) => m.seqs)) },
       });
       retrieval = sizer.retrievalFor(turnContext.shownIds);
       leastCut = cut;
@@ -184,12 +190,12 @@ export function retrievableOutsideView(
   retrieval: Retrieval,
 ) {
   const firstSentSeq = kept[0]?.seqs[0] ?? Number.POSITIVE_INFINITY;
-  const outsideView = (item: RetrievedItem) => !(item.seq_range && item.seq_range[1] >= firstSentSeq);
   const shown = shownInView(history);
   const candidates: RetrievedItem[] = [];
   const sizes: number[] = [];
   retrieval.eligible.forEach((item, i) => {
-    if (!outsideView(item) || shown(item, firstKept)) return;
+    // In view: a chunk of history the payload still sends.
+    if ((item.seq_range && item.seq_range[1] >= firstSentSeq) || shown(item, firstKept)) return;
     candidates.push(item);
     sizes.push(retrieval.sizes[i]!);
   });

@@ -36,7 +36,15 @@ function lastCacheableBlock(blocks: readonly Block[], upTo = blocks.length - 1):
   return null;
 }
 
+/** Whether a block carries a breakpoint. */
+function marked(value: unknown): boolean {
+  return (
+    value !== null && typeof value === 'object' && 'cache_control' in value && Boolean(value.cache_control)
+  );
+}
+
 /** Marks the payload in place (on copied blocks) and reports where the breakpoints are. */
+
 export function placeCacheBreakpoints(
   payload: Anthropic.MessageCreateParamsNonStreaming,
   at: {
@@ -101,8 +109,6 @@ export function placeCacheBreakpoints(
 
 /** cache_control markers already in the payload (tools, system and message blocks, one level deep). */
 function countCacheControl(payload: Anthropic.MessageCreateParamsNonStreaming): number {
-  const marked = (value: unknown) =>
-    value !== null && typeof value === 'object' && 'cache_control' in value && Boolean(value.cache_control);
   let count = (payload.tools ?? []).filter(marked).length;
   if (Array.isArray(payload.system)) count += payload.system.filter(marked).length;
   for (const message of payload.messages) {

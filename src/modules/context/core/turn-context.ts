@@ -103,7 +103,7 @@ function turnFit(params: {
   estimator: TokenEstimator;
   stable: TokenEstimator;
 }): TurnFit {
-  let left = params.room;
+  let room = params.room;
   const out: TurnContext = {
     channel: params.channel,
     blocks: [],
@@ -121,9 +121,11 @@ function turnFit(params: {
   };
   return {
     out,
-    left: () => left,
-    take: (tokens) => {
-      left -= tokens;
+    left() {
+      return room;
+    },
+    take(tokens) {
+      room -= tokens;
       out.tokens += tokens;
     },
     estimator: params.estimator,
