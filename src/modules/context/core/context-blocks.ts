@@ -50,8 +50,19 @@ export function renderNotesBlock(notes: readonly string[]): string {
   return `<context_notes>\n${notes.join('\n')}\n</context_notes>`;
 }
 
+/**
+ * Summary blocks rendered lately, by lane and version: a lane's summary is the same text on every
+ * call until it is compacted again, so the block is the same string (its JSON not made again, and
+ * the caches that take it by its text hash it once). Bounded: cleared when full.
+ */
+const SUMMARY_BLOCKS = new Map<string, { summary: string; text: string }>();
+const SUMMARY_BLOCKS_MAX = 1_000;
+
 export function renderSummaryBlock(laneKey: string, version: number, summary: string): string {
-  return renderDataBlock(
+  const key = `${version}\u0000${laneKey}`;
+  const known = SUMMARY_BLOCKS.get(key);
+  if (known !== undefined && known.summary === summary) return known.text;
+  const text = renderDataBlock(
     {
       tag: 'lane_summary',
       header:
@@ -61,4 +72,7 @@ export function renderSummaryBlock(laneKey: string, version: number, summary: st
     },
     { summary },
   );
+  if (SUMMARY_BLOCKS.size >= SUMMARY_BLOCKS_MAX) SUMMARY_BLOCKS.clear();
+  SUMMARY_BLOCKS.set(key, { summary, text });
+  return text;
 }
