@@ -106,7 +106,7 @@ export function toMessage(row: MessageRow): StoredMessage {
 }
 
 /** MESSAGE_COLUMNS' names in their order: the places of a message's values in messageArraySql's array. */
-const MESSAGE_FIELDS = [
+export const MESSAGE_FIELDS = [
   'platform',
   'channel_id',
   'message_id',
