@@ -195,6 +195,9 @@ async function abWorker(job: Job): Promise<void> {
       process.exit(1);
     });
   });
+  // A worker lives as long as its parent: when the parent exits (the other side failed, a ^C),
+  // the IPC channel closes, and a worker left behind would hold its pool's connections.
+  process.once('disconnect', () => process.exit(0));
   process.send!({ ready: true } satisfies Reply);
   await new Promise(() => {});
 }

@@ -220,6 +220,8 @@ async function served(kind: 'app' | 'floor'): Promise<void> {
     const usage = process.cpuUsage(cpu0);
     process.send!({ cpuMs: (usage.user + usage.system) / 1000, statements } satisfies Mark);
   });
+  // Served as long as the parent lives (its IPC channel closes when it exits, whatever the cause).
+  process.once('disconnect', () => process.exit(0));
   process.send!({ port: (app.server.address() as AddressInfo).port });
   await new Promise(() => {});
 }
