@@ -2,7 +2,7 @@
 // a replica each when asked) or a master, a replica and a sentinel. Each test stops what it
 // started; the shared Redis is never touched.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './private-postgres.js';
@@ -36,30 +36,52 @@ interface Servers {
   processes: Map<number, ChildProcess>;
 }
 
-async function startServers(count: number, extra: (port: number) => string[], servers: Servers) {
-  const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
-  for (const port of ports) {
-    const child = spawn(
-      'redis-server',
-      [
-        ...`--port ${port} --bind 127.0.0.1 --appendonly no --daemonize no`.split(' '),
-        ...[
-          '--save',
-          '',
-          '--repl-diskless-sync-delay',
-          '0',
-          '--dir',
-          servers.dir,
-          '--logfile',
-          join(servers.dir, `${port}.log`),
-        ],
-        ...extra(port),
-      ],
-      { stdio: 'ignore' },
-    );
-    servers.processes.set(port, child);
+const logTail = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8').slice(-1_000);
+  } catch {
+    return '(no log)';
   }
-  for (const port of ports) await until(`redis on ${port}`, () => cli(port, 'ping') === 'PONG');
+};
+
+/**
+ * Starts `count` servers, each on a free port (and a free cluster bus port when `bus` is set).
+ * A server that exits before it answers (a port taken between the check and its bind) is
+ * started again on other ports.
+ */
+async function startServers(
+  count: number,
+  extra: (ports: { port: number; bus: number }) => string[],
+  servers: Servers,
+  bus = false,
+) {
+  const ports: number[] = [];
+  for (let n = 0; n < count; n += 1) {
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await freePort();
+      const log = join(servers.dir, `${port}.log`);
+      const child = spawn(
+        'redis-server',
+        [
+          ...`--port ${port} --bind 127.0.0.1 --appendonly no --daemonize no`.split(' '),
+          ...['--save', '', '--repl-diskless-sync-delay', '0', '--dir', servers.dir, '--logfile', log],
+          ...extra({ port, bus: bus ? await freePort() : 0 }),
+        ],
+        { stdio: 'ignore' },
+      );
+      servers.processes.set(port, child);
+      const exited = () => child.exitCode !== null || child.signalCode !== null;
+      await until(`redis on ${port}`, () => exited() || cli(port, 'ping') === 'PONG').catch((error) => {
+        throw new Error(`${(error as Error).message}; its log: ${logTail(log)}`);
+      });
+      if (!exited()) {
+        ports.push(port);
+        break;
+      }
+      servers.processes.delete(port);
+      if (attempt === 5) throw new Error(`redis-server did not start (5 tries); last log: ${logTail(log)}`);
+    }
+  }
   return ports;
 }
 
@@ -91,11 +113,14 @@ export async function startRedisCluster(options: { replicas: 0 | 1 }): Promise<P
   try {
     const ports = await startServers(
       options.replicas ? 6 : 3,
-      (port) => [
+      ({ port, bus }) => [
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',
         `nodes-${port}.conf`,
+        // The bus port is chosen too: the default, port + 10000, may be taken (or above 65535).
+        '--cluster-port',
+        String(bus),
         // A short node timeout makes a failover take about a second, not fifteen.
         '--cluster-node-timeout',
         '1000',
@@ -103,6 +128,7 @@ export async function startRedisCluster(options: { replicas: 0 | 1 }): Promise<P
         'yes',
       ],
       servers,
+      true,
     );
     execFileSync(
       'redis-cli',
