@@ -2,9 +2,11 @@
 // freeze, kill or restart the database; the shared server is never touched.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../bench/lib/free-port.js';
+
+export { freePort };
 
 const BIN = '/usr/lib/postgresql/15/bin';
 export const privatePostgresAvailable = existsSync(join(BIN, 'initdb'));
@@ -15,41 +17,6 @@ function runPg(binary: string, args: string[]): void {
   if (process.getuid?.() === 0)
     execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'pipe' });
   else execFileSync(command, args, { stdio: 'pipe' });
-}
-
-/** The kernel's ephemeral range, from which it takes the local port of every outgoing connection. */
-function ephemeralRange(): [number, number] {
-  try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
-    if (Number(low) > 0 && Number(high) > 0) return [Number(low), Number(high)];
-  } catch {
-    // not Linux: the IANA range
-  }
-  return [49152, 65535];
-}
-
-const listenable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-/**
- * A port nothing listens on, for a child process to listen on. It is drawn at random below the
- * kernel's ephemeral range: a port the OS hands out (`listen(0)`) lies inside that range, where
- * the suite's own outgoing connections (PostgreSQL, Redis) take local ports all the time, and
- * one of them taking it between this check and the child's bind failed the child's start.
- */
-export async function freePort(): Promise<number> {
-  const [ephemeralLow] = ephemeralRange();
-  const low = 10_000;
-  const high = Math.max(low + 1_000, Math.min(ephemeralLow, 55_536)) - 1;
-  for (let tries = 0; tries < 200; tries += 1) {
-    const port = low + Math.floor(Math.random() * (high - low + 1));
-    if (await listenable(port)) return port;
-  }
-  throw new Error(`no free port in ${low}-${high}`);
 }
 
 export interface PrivatePostgres {
