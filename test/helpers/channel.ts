@@ -5,7 +5,7 @@ import type { TestTenant } from './app.js';
 /** 2026-01-01T10:mm:00Z. */
 export const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
 
-/** Ingests `message.created` events (author Ana unless given) into a Slack channel. */
+/** Ingests `message.created` events (author Ana unless given) into a Slack channel; the response. */
 export async function ingest(tenant: TestTenant, channelId: string, messages: Record<string, unknown>[]) {
   const response = await tenant.inject({
     method: 'POST',
@@ -21,4 +21,5 @@ export async function ingest(tenant: TestTenant, channelId: string, messages: Re
     },
   });
   expect(response.statusCode).toBe(200);
+  return response;
 }

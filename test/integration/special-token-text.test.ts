@@ -2,7 +2,7 @@
 // counted and sent back like any other (the tokenizer's default refuses it, which made a 500).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext, type TestTenant } from '../helpers/app.js';
-import { at } from '../helpers/channel.js';
+import { at, ingest } from '../helpers/channel.js';
 
 let ctx: TestContext;
 let t: TestTenant;
@@ -18,24 +18,7 @@ afterAll(async () => {
 describe('special tokens in text', () => {
   it('are ingested, counted and sent in the context call', async () => {
     const quoted = 'the model printed <|endoftext|> and stopped';
-    const events = await t.inject({
-      method: 'POST',
-      url: '/v1/events',
-      payload: {
-        events: [
-          {
-            type: 'message.created',
-            platform: 'slack',
-            channel_id: 'C1',
-            message_id: 'm1',
-            ts: at(1),
-            author: { id: 'U1', name: 'Ana' },
-            text: quoted,
-          },
-        ],
-      },
-    });
-    expect(events.statusCode).toBe(200);
+    const events = await ingest(t, 'C1', [{ message_id: 'm1', ts: at(1), text: quoted }]);
     expect(events.json().results[0].outcome).toBe('created');
     const session = await t.inject({
       method: 'POST',
