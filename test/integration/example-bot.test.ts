@@ -299,5 +299,5 @@ describe.skipIf(usesRealPostgres)('npm run example:slack-bot -- --once', () => {
     expect(out).toContain('tool channel_messages');
     expect(out).toContain('Fix is PR #4821');
     expect(out).toMatch(/SESSION_ID=[0-9a-f-]{36} npm run example:mcp-client/);
-  }, 120_000);
+  });
 });

@@ -86,7 +86,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     page.on('console', (message) => {
       if (message.type() === 'error') pageErrors.push(message.text());
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -223,7 +223,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     expect(pageErrors).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'inspect-readme-turn.png'), fullPage: true });
-  }, 60_000);
+  });
 
   it('a later turn: retrieved items with their scores, context blocks labelled by source', async () => {
     const created = await t.inject({
@@ -297,7 +297,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     await page.waitForSelector('[data-testid="lane"] table');
     expect(pageErrors).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'inspect-retrieval-turn.png'), fullPage: true });
-  }, 60_000);
+  });
 
   it('a compacted lane: its summary, expandable to the entries it covers', async () => {
     const created = await t.inject({
@@ -354,7 +354,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     expect(await page.locator('[data-section="history"] [data-source="lane_summary"]').count()).toBe(1);
     expect(pageErrors).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'inspect-compacted-lane.png'), fullPage: true });
-  }, 60_000);
+  });
 
   it("the README's first-bot step 2: the example bot's last turn, its budget drawn", async () => {
     const bot = await createTenantBotRun(base, ctx);
@@ -389,7 +389,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     } finally {
       await bot.close();
     }
-  }, 120_000);
+  });
 
   /** Pairs of visible elements matched by `selector` (siblings in a layout) whose boxes overlap. */
   async function overlaps(selector: string) {
@@ -644,7 +644,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     }
     expect(pageErrors).toEqual([]);
     await page.setViewportSize({ width: 1400, height: 1000 });
-  }, 120_000);
+  });
 
   it('stored markup is shown as text everywhere: turns, memories, search, find, dry run', async () => {
     const markup = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`;
@@ -695,7 +695,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     expect(await page.locator('main img, main script').count()).toBe(0);
     expect(await page.textContent(`[data-session="${sessionId}"]`)).toContain(markup);
     expect(pageErrors).toEqual([]);
-  }, 60_000);
+  });
 
   it("the marks are the instance's thresholds", async () => {
     const tuned = await createTestApp({
@@ -726,7 +726,7 @@ describe.skipIf(skip)('the inspector page in headless Chromium', () => {
     expect(await fresh.locator('[data-session]').count()).toBe(0);
     expect(await fresh.evaluate('sessionStorage.length')).toBe(0); // an unknown key is not kept
     await fresh.context().close();
-  }, 60_000);
+  });
 });
 
 /** The README's first-bot step 1 for a tenant of its own: the example bot replays its recorded

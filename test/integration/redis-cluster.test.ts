@@ -46,7 +46,7 @@ describe.skipIf(skip)('Redis Cluster, 3 masters: every key contextd writes', () 
   beforeAll(async () => {
     cluster = await startRedisCluster({ replicas: 0 });
     redis = await clusterClient(cluster);
-  }, 120_000);
+  });
   afterAll(() => {
     redis?.disconnect();
     cluster?.stop();
@@ -143,7 +143,7 @@ describe.skipIf(skip || !TEST_DATABASE_URL)(
       cluster = await startRedisCluster({ replicas: 1 });
       ctx = await createTestApp({ redis: false });
       tenant = await ctx.tenant();
-    }, 120_000);
+    });
     afterAll(async () => {
       for (const client of clients) client.disconnect();
       await ctx?.close();
@@ -301,7 +301,7 @@ describe.skipIf(skip || !TEST_DATABASE_URL)(
         trigger: 'job',
       });
       expect(compacted.session_id).toBeTruthy();
-    }, 120_000);
+    });
   },
 );
 
@@ -313,7 +313,7 @@ describe.skipIf(skip)('Redis Sentinel: a master, a replica, a sentinel', () => {
     redis = connectRedisSentinel({ sentinels: sentinel.sentinels, name: sentinel.name });
     redis.on('error', () => {});
     expect(await waitForRedis(redis, 10_000)).toBe(true);
-  }, 60_000);
+  });
   afterAll(() => {
     redis?.disconnect();
     sentinel?.stop();

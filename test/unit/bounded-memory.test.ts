@@ -32,7 +32,7 @@ describe('bounded in-process memory', () => {
     // Leaking per-resource state would hold 40,000 × ~450 bytes ≈ 17 MB.
     expect(heapMb() - before).toBeLessThan(6);
     await locks.close();
-  }, 60_000);
+  });
 
   it('the BPE merge cache and the pieces counted hold a bounded number of distinct words', () => {
     const estimator = createTokenEstimator();
@@ -43,7 +43,7 @@ describe('bounded in-process memory', () => {
     }
     // gpt-tokenizer's default (100,000 merges) holds ~27 MB after this.
     expect(heapMb() - before).toBeLessThan(8);
-  }, 60_000);
+  });
 
   it('the stable-text token cache holds a bounded number of characters', () => {
     let calls = 0;
@@ -60,7 +60,7 @@ describe('bounded in-process memory', () => {
     // The most recent ones are still cached.
     expect(cached.text(text(5_999))).toBe(4_000);
     expect(calls).toBe(6_000);
-  }, 60_000);
+  });
 
   it('the stable-text token cache counts its per-entry overhead: many short texts stay bounded', () => {
     let calls = 0;
@@ -73,5 +73,5 @@ describe('bounded in-process memory', () => {
     const missesBefore = calls;
     for (let i = 399_000; i < 400_000; i++) cached.text(text(i));
     expect(calls).toBe(missesBefore);
-  }, 60_000);
+  });
 });
