@@ -1,9 +1,10 @@
 // Memory search over N transcript chunks of one tenant, beside two floors measured in the same run:
 // one indexed Postgres read (a primary-key lookup), and PostgreSQL's own full-text search on the
 // same table, `tsv @@ websearch_to_tsquery(q) ORDER BY ts_rank LIMIT 8` (the GIN index, no
-// JavaScript ranking). Latency p50/p99, then CPU per query (this process + the database's backends,
-// PostgreSQL only) in interleaved blocks of the full-text floor and searchMemory (`--rounds`,
-// `--block`), and the ratio per round.
+// JavaScript ranking) through bare postgres.js. Latency p50/p99, then CPU per query (this process +
+// the database's backends, PostgreSQL only) in interleaved blocks of the full-text floor,
+// searchMemory and the same floor through drizzle and the client wrapper (`--rounds`, `--block`),
+// and the ratios per round.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:search -- --chunks 1000000
 //   npm run bench:search                       (embedded PGlite, 20,000 chunks)
@@ -122,13 +123,22 @@ async function main(): Promise<void> {
     );
   };
 
-  const fullText = (i: number) =>
+  const fullTextQuery = `select session_id, first_seq, text from transcript_chunks
+    where tenant_id = $1 and tsv @@ websearch_to_tsquery('english', $2)
+    order by ts_rank(tsv, websearch_to_tsquery('english', $2)) desc limit 8`;
+  // The floor through the bare driver (prepared, as the service prepares its statements); the same
+  // statement through drizzle and the service's client wrapper is measured beside it, labelled.
+  const bare = databaseUrl ? postgres(databaseUrl, { max: 4, onnotice: () => {} }) : undefined;
+  const fullTextWrapped = (i: number) =>
     queryRows(
       db,
       sql`select session_id, first_seq, text from transcript_chunks
           where tenant_id = ${TENANT} and tsv @@ websearch_to_tsquery('english', ${queries[i % queries.length]!})
           order by ts_rank(tsv, websearch_to_tsquery('english', ${queries[i % queries.length]!})) desc limit 8`,
     );
+  const fullText = bare
+    ? (i: number) => bare.unsafe(fullTextQuery, [TENANT, queries[i % queries.length]!], { prepare: true })
+    : fullTextWrapped;
 
   const floorStats = await latency(runs, floor, 50);
   const fullTextStats = await latency(runs, fullText, 50);
@@ -138,7 +148,10 @@ async function main(): Promise<void> {
     `search latency — ${target.toLocaleString('en-US')} chunks in one tenant, ${runs} queries of 3–6 words, ${database.kind}`,
     [
       latencyRow('floor: one indexed Postgres read (PK lookup)', floorStats),
-      latencyRow('floor: tsv @@ websearch_to_tsquery … order by ts_rank limit 8', fullTextStats),
+      latencyRow(
+        `floor: tsv @@ websearch_to_tsquery … order by ts_rank limit 8${bare ? ' (bare postgres.js)' : ''}`,
+        fullTextStats,
+      ),
       latencyRow('searchMemory (transcript chunks, max_results 8)', searchStats),
     ],
   );
@@ -156,14 +169,24 @@ async function main(): Promise<void> {
     };
     const rows: Record<string, string | number>[] = [];
     const ratios: number[] = [];
+    const wrappedRatios: number[] = [];
     for (let r = 0; r < rounds; r += 1) {
-      // Both see the same queries in a round, the floor first in even rounds and second in odd ones.
+      // All see the same queries in a round, in a rotating order (the bare floor first, second and
+      // third in turn).
       const from = (r * block) % queries.length;
-      const [f, m] =
-        r % 2 === 0
-          ? [await cpu(fullText, from), await cpu(search, from)]
-          : await cpu(search, from).then(async (m) => [await cpu(fullText, from), m] as const);
+      const sides = [fullText, search, fullTextWrapped];
+      const measured = new Map<unknown, { node: number; pg: number }>();
+      for (let k = 0; k < sides.length; k += 1) {
+        const fn = sides[(k + r) % sides.length]!;
+        measured.set(fn, await cpu(fn, from));
+      }
+      const [f, m, w] = sides.map((fn) => measured.get(fn)!) as [
+        { node: number; pg: number },
+        { node: number; pg: number },
+        { node: number; pg: number },
+      ];
       ratios.push((m.node + m.pg) / (f.node + f.pg));
+      wrappedRatios.push((m.node + m.pg) / (w.node + w.pg));
       rows.push({
         round: r + 1,
         'floor node ms': ms(f.node),
@@ -171,15 +194,21 @@ async function main(): Promise<void> {
         'search node ms': ms(m.node),
         'search pg ms': ms(m.pg),
         'CPU × full-text floor': ratios.at(-1)!.toFixed(2),
+        'floor via drizzle node ms': ms(w.node),
+        'CPU × floor via drizzle': wrappedRatios.at(-1)!.toFixed(2),
       });
     }
     printTable(`CPU per query against the full-text floor (${machineLine()})`, rows);
-    const sorted = [...ratios].sort((a, b) => a - b);
-    console.log(`  CPU × full-text floor: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}`);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    console.log(`  CPU × full-text floor (bare postgres.js): median ${median(ratios).toFixed(2)}`);
+    console.log(
+      `  CPU × the same floor through drizzle and the client wrapper: median ${median(wrappedRatios).toFixed(2)}`,
+    );
   }
   console.log(
     `\nexample: "${queries[0]}" → ${hits.results.length} results, top score ${hits.results[0]?.score ?? '-'}`,
   );
+  await bare?.end();
   await database.close();
 }
 
