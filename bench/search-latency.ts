@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   printTable(
     `search latency — ${target.toLocaleString('en-US')} chunks in one tenant, ${runs} queries of 3–6 words, ${database.kind}`,
     [
-      latencyRow('floor: one indexed Postgres read (PK lookup)', floorStats),
+      latencyRow('floor: one indexed Postgres read (PK lookup, through drizzle)', floorStats),
       latencyRow(
         `floor: tsv @@ websearch_to_tsquery … order by ts_rank limit 8${bare ? ' (bare postgres.js)' : ''}`,
         fullTextStats,
