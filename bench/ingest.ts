@@ -19,7 +19,7 @@
 //       (database contextd_bench_ingest; each run uses a fresh tenant; --reset starts empty)
 //   … -- --fixture irc --size 100000              (see above; --reset reseeds)
 //   … -- --database NAME                          (instead of the two names above)
-//   … -- --batches 200 --singles 5000 --rounds 6 --block 10 --warmup 30   (unmeasured batches first)
+//   … -- --batches 200 --singles 5000 --rounds 6 --block 10 --warmup 300   (unmeasured batches first)
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -322,7 +322,7 @@ async function costAgainstFloor(
   if (database.kind !== 'postgres') return;
   const rounds = Number(arg('rounds') ?? 6);
   const block = Number(arg('block') ?? 10);
-  const warmup = Number(arg('warmup') ?? 30);
+  const warmup = Number(arg('warmup') ?? 300);
   await createFloorTable(database);
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${databaseName}`;
@@ -352,8 +352,10 @@ async function costAgainstFloor(
     const pgMs = await pg.stop();
     return { nodeMs: (usage.user + usage.system) / 1000 / (n * 100), pgMs: pgMs / (n * 100) };
   };
-  // Unmeasured batches first, both sides, as a running service would be: the first hundreds of
-  // events pay V8's compilation of the ingest path and the tokenizer's first merges of common words.
+  // Unmeasured batches first, both sides, as a running service would be: the first tens of thousands
+  // of events pay V8's compilation of the ingest path and the tokenizer's first merges of common
+  // words (after 100 batches the first measured round still ran ~30% more Node CPU than the next,
+  // its compiler and GC threads three times as busy; after 300 it reads like the rest).
   for (let w = 0; w < warmup; w += 1) {
     await bare`insert into ingest_floor ${bare(floorBatch(Array.from({ length: 100 }, next) as Record<string, unknown>[]))}`;
     await post(Array.from({ length: 100 }, next));
